@@ -1,0 +1,155 @@
+// Pre-run checks for `coz run` (see preflight.h).
+#include "commands/preflight.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "line/line_map.h"
+#include "record/profile_format.h"
+#include "sample/perf_sampler.h"
+#include "platform.h"
+
+namespace coz::cli {
+namespace {
+
+ProgramKind classify(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  Elf64_Ehdr eh;
+  if (!in.read(reinterpret_cast<char*>(&eh), sizeof eh)) {
+    in.clear();
+    in.seekg(0);
+    char head[2] = {0, 0};
+    in.read(head, 2);
+    return head[0] == '#' && head[1] == '!' ? ProgramKind::kScript : ProgramKind::kOther;
+  }
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+    return eh.e_ident[0] == '#' && eh.e_ident[1] == '!' ? ProgramKind::kScript : ProgramKind::kOther;
+  }
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
+    return ProgramKind::kOther;  // 32-bit programs cannot load this 64-bit runtime
+  }
+  for (unsigned i = 0; i < eh.e_phnum; i++) {
+    Elf64_Phdr ph;
+    in.seekg(static_cast<std::streamoff>(eh.e_phoff + i * sizeof ph));
+    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) {
+      break;
+    }
+    if (ph.p_type == PT_INTERP) {
+      return ProgramKind::kDynamicElf;
+    }
+  }
+  return ProgramKind::kStaticElf;
+}
+
+}  // namespace
+
+bool resolve_program(const std::string& name, Program* out, std::string* error) {
+  std::string path;
+  if (name.find('/') != std::string::npos) {
+    path = name;
+  } else {
+    const char* env_path = getenv("PATH");
+    std::string dirs = env_path ? env_path : "/usr/local/bin:/usr/bin:/bin";
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t colon = dirs.find(':', start);
+      std::string dir = dirs.substr(start, colon == std::string::npos ? colon : colon - start);
+      std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+      struct stat st;
+      if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+          access(candidate.c_str(), X_OK) == 0) {
+        path = candidate;
+        break;
+      }
+      if (colon == std::string::npos) {
+        break;
+      }
+      start = colon + 1;
+    }
+    if (path.empty()) {
+      *error = "program '" + name + "' not found on PATH; give its path, e.g. ./" + name;
+      return false;
+    }
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *error = "program '" + path + "' not found (" + strerror(errno) + ")";
+    return false;
+  }
+  if (!S_ISREG(st.st_mode) || access(path.c_str(), X_OK) != 0) {
+    *error = "program '" + path + "' is not executable" +
+             (S_ISDIR(st.st_mode) ? std::string(" (it is a directory)") : "; try chmod +x " + path);
+    return false;
+  }
+  out->path = path;
+  out->kind = classify(path);
+  return true;
+}
+
+bool check_preloadable(const Program& program, std::string* error) {
+  if (program.kind == ProgramKind::kStaticElf) {
+    *error = "'" + program.path +
+             "' is statically linked, so the profiler cannot be preloaded into it; "
+             "link it dynamically (drop -static)";
+    return false;
+  }
+  return true;
+}
+
+bool check_debug_info(const Program& program, const RunOptions& options, std::string* error) {
+  // Only the default binary scope (the executable itself) can be checked before the run.
+  if (program.kind != ProgramKind::kDynamicElf ||
+      !(options.binary_scope.empty() ||
+        (options.binary_scope.size() == 1 && options.binary_scope[0] == "MAIN"))) {
+    return true;
+  }
+  Scope scope(options.binary_scope, options.source_scope);
+  const char* debug_path = getenv("COZ_DEBUG_PATH");
+  DebugProbe probe = probe_debug_info(LoadedObject{program.path, 0, true}, scope,
+                                      debug_path ? debug_path : "");
+  if (probe.status != DebugInfoStatus::kOk) {
+    *error = probe.message;
+    if (probe.status == DebugInfoStatus::kNoDebugInfo) {
+      *error += " (for example gcc -g -O2), or name libraries that have it with --binary-scope";
+    }
+    return false;
+  }
+  if (!probe.source_in_scope) {
+    std::string patterns;
+    for (const std::string& p : options.source_scope) {
+      patterns += (patterns.empty() ? "" : ",") + p;
+    }
+    *error = "no source file of " + program.path + " matches --source-scope " + patterns +
+             "; check the pattern (use % or * as wildcards)";
+    return false;
+  }
+  return true;
+}
+
+bool check_perf_event(std::string* error) {
+  SamplerSettings settings;
+  PerfSamplerBackend backend(settings);
+  return backend.open_thread(platform::current_tid(), error) != nullptr;
+}
+
+bool check_output_writable(const std::string& path, std::string* error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = "cannot write the profile to " + path + ": it is a directory; give a file name with -o";
+    return false;
+  }
+  ProfileWriter writer;
+  if (!writer.open(path, error)) {
+    *error += "; choose another file with -o";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace coz::cli

@@ -1,0 +1,182 @@
+// `coz run` (see run.h): preflight checks, environment for the runtime, fork/exec/wait.
+#include "commands/run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "commands/preflight.h"
+#include "commands/run_options.h"
+#include "runtime/config.h"
+
+#ifndef COZ_BIN_TO_LIB
+#define COZ_BIN_TO_LIB "../lib"
+#endif
+
+namespace coz::cli {
+namespace {
+
+int fail(const std::string& message, int status) {
+  fprintf(stderr, "coz: error: %s\n", message.c_str());
+  return status;
+}
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') {
+    return path;
+  }
+  char cwd[PATH_MAX];
+  return getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) {
+    out += (out.empty() ? "" : ",") + s;
+  }
+  return out;
+}
+
+off_t file_size(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+pid_t g_child = -1;
+
+void forward_signal(int sig) {
+  if (g_child > 0) {
+    kill(g_child, sig);
+  }
+}
+
+}  // namespace
+
+std::string find_runtime(std::string* looked_in) {
+  if (const char* forced = getenv("COZ_RUNTIME")) {
+    *looked_in = forced;
+    return access(forced, R_OK) == 0 ? forced : "";
+  }
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    return "";
+  }
+  std::string dir(exe, static_cast<size_t>(n));
+  dir = dir.substr(0, dir.rfind('/'));
+  for (const std::string& candidate :
+       {dir + "/" COZ_BIN_TO_LIB "/libcoz.so", dir + "/../lib/libcoz.so", dir + "/libcoz.so"}) {
+    *looked_in += (looked_in->empty() ? "" : ", ") + candidate;
+    if (access(candidate.c_str(), R_OK) == 0) {
+      char real[PATH_MAX];
+      return realpath(candidate.c_str(), real) ? real : candidate;
+    }
+  }
+  return "";
+}
+
+int run_command(const std::vector<std::string>& args) {
+  RunOptions options;
+  std::string error;
+  if (!parse_run_options(args, &options, &error)) {
+    return fail(error, kExitUsage);
+  }
+  if (options.help) {
+    fputs(kRunUsage, stdout);
+    return 0;
+  }
+  std::string looked_in;
+  std::string runtime = find_runtime(&looked_in);
+  if (runtime.empty()) {
+    return fail("cannot find the runtime libcoz.so (looked in " + looked_in +
+                    "); reinstall, or set COZ_RUNTIME to its path",
+                kExitCannotProfile);
+  }
+  Program program;
+  if (!resolve_program(options.command[0], &program, &error)) {
+    return fail(error, errno == EACCES || error.find("not executable") != std::string::npos
+                           ? kExitNotExecutable
+                           : kExitNotFound);
+  }
+  if (!check_preloadable(program, &error) || !check_debug_info(program, options, &error) ||
+      !check_perf_event(&error)) {
+    return fail(error, kExitCannotProfile);
+  }
+  std::string output = absolute(options.output);
+  if (!check_output_writable(output, &error)) {
+    return fail(error, kExitCannotProfile);
+  }
+
+  off_t size_before = file_size(output);
+  fflush(nullptr);
+  pid_t child = fork();
+  if (child < 0) {
+    return fail(std::string("cannot start the program: ") + strerror(errno), kExitCannotProfile);
+  }
+  if (child == 0) {
+    std::string preload = runtime;
+    if (const char* old = getenv("LD_PRELOAD"); old && *old) {
+      preload += ":" + std::string(old);
+    }
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    setenv(env::kOutput, output.c_str(), 1);
+    setenv(env::kRootPid, std::to_string(getpid()).c_str(), 1);
+    setenv(env::kSamplingPeriod, std::to_string(options.sampling_period_ns).c_str(), 1);
+    if (!options.binary_scope.empty()) {
+      setenv(env::kBinaryScope, join(options.binary_scope).c_str(), 1);
+    }
+    if (!options.source_scope.empty()) {
+      setenv(env::kSourceScope, join(options.source_scope).c_str(), 1);
+    }
+    if (options.end_to_end) {
+      setenv(env::kEndToEnd, "1", 1);
+    }
+    if (!options.fixed_line.empty()) {
+      setenv(env::kFixedLine, options.fixed_line.c_str(), 1);
+    }
+    if (options.fixed_speedup >= 0) {
+      setenv(env::kFixedSpeedup, std::to_string(options.fixed_speedup).c_str(), 1);
+    }
+    if (options.verbose) {
+      setenv(env::kVerbose, "1", 1);
+    }
+    std::vector<char*> argv;
+    for (std::string& a : options.command) {
+      argv.push_back(a.data());
+    }
+    argv.push_back(nullptr);
+    execv(program.path.c_str(), argv.data());
+    fprintf(stderr, "coz: error: cannot run %s: %s\n", program.path.c_str(), strerror(errno));
+    _exit(errno == ENOENT ? kExitNotFound : kExitNotExecutable);
+  }
+
+  // Ctrl-C and friends reach the whole process group; let the program decide what to do and
+  // report its fate. Termination requests sent to coz alone are passed on.
+  g_child = child;
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  signal(SIGTERM, forward_signal);
+  signal(SIGHUP, forward_signal);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return fail(std::string("lost track of the program: ") + strerror(errno), kExitCannotProfile);
+    }
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+  if (file_size(output) > size_before) {
+    fprintf(stderr, "coz: profile written to %s\n", output.c_str());
+  } else {
+    fprintf(stderr, "coz: no profile was written to %s (see the messages above)\n", output.c_str());
+  }
+  return code;
+}
+
+}  // namespace coz::cli

@@ -1,0 +1,15 @@
+// `coz run`: checks, then runs the program with the runtime preloaded and returns its status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace coz::cli {
+
+// Returns the process exit status for `coz run` (the program's own status once it has run).
+int run_command(const std::vector<std::string>& args);
+
+// The runtime library next to this executable (build tree or install tree), or empty.
+std::string find_runtime(std::string* looked_in);
+
+}  // namespace coz::cli

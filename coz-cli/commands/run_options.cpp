@@ -1,0 +1,207 @@
+// Parsing of `coz run` options (see run_options.h).
+#include "commands/run_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "line/scope.h"
+
+namespace coz::cli {
+
+const char* const kRunUsage =
+    "usage: coz run [options] --- program [args...]\n"
+    "\n"
+    "Runs the program with the causal profiler preloaded and appends a profile.\n"
+    "\n"
+    "  -b, --binary-scope PATTERN  objects to profile: MAIN (default, the executable), or paths\n"
+    "                              with % or * wildcards; repeat or separate with commas\n"
+    "  -s, --source-scope PATTERN  source files to profile (default: all with debug info)\n"
+    "  -o, --output FILE           profile to append to (default: profile.coz)\n"
+    "      --end-to-end            one experiment over the whole run\n"
+    "      --fixed-line FILE:LINE  only speed up this line\n"
+    "      --fixed-speedup N       only use this speedup, 0-100 (percent)\n"
+    "      --sampling-period T     CPU time between samples: 1ms (default), 500us, ...\n"
+    "  -v, --verbose               say what the profiler is doing\n"
+    "  -h, --help                  show this help\n"
+    "\n"
+    "Use --- (or --) before the program. The exit status is the program's own, or 128+N when\n"
+    "signal N killed it.\n";
+
+bool parse_duration_ns(const std::string& text, uint64_t* out) {
+  if (text.empty() || text[0] == '-' || text[0] == '+') {
+    return false;
+  }
+  char* end = nullptr;
+  errno = 0;
+  double value = strtod(text.c_str(), &end);
+  if (errno != 0 || end == text.c_str() || !std::isfinite(value) || value < 0) {
+    return false;
+  }
+  std::string unit(end);
+  double scale = 0;
+  if (unit.empty() || unit == "ns") {
+    scale = 1;
+  } else if (unit == "us") {
+    scale = 1e3;
+  } else if (unit == "ms") {
+    scale = 1e6;
+  } else if (unit == "s") {
+    scale = 1e9;
+  } else {
+    return false;
+  }
+  double ns = value * scale;
+  if (ns > 1e15) {
+    return false;
+  }
+  *out = static_cast<uint64_t>(std::llround(ns));
+  return true;
+}
+
+namespace {
+
+bool parse_percent(const std::string& text, int* out) {
+  if (text.empty()) {
+    return false;
+  }
+  char* end = nullptr;
+  long v = strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || v < 0 || v > 100) {
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
+bool valid_file_line(const std::string& text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    return false;
+  }
+  for (size_t i = colon + 1; i < text.size(); i++) {
+    if (text[i] < '0' || text[i] > '9') {
+      return false;
+    }
+  }
+  return atol(text.c_str() + colon + 1) > 0;
+}
+
+}  // namespace
+
+bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, std::string* error) {
+  *out = RunOptions();
+  size_t i = 0;
+  for (; i < args.size(); i++) {
+    std::string arg = args[i];
+    if (arg == "---" || arg == "--") {
+      i++;
+      break;
+    }
+    std::string value;
+    bool inline_value = false;
+    if (arg.rfind("--", 0) == 0) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        inline_value = true;
+      }
+    }
+    auto take_value = [&](std::string* v) {
+      if (inline_value) {
+        *v = value;
+        return true;
+      }
+      if (i + 1 >= args.size() || args[i + 1] == "---" || args[i + 1] == "--") {
+        *error = "option " + arg + " needs a value";
+        return false;
+      }
+      *v = args[++i];
+      return true;
+    };
+    auto no_value = [&]() {
+      if (inline_value) {
+        *error = "option " + arg + " takes no value";
+        return false;
+      }
+      return true;
+    };
+    std::string v;
+    if (arg == "-h" || arg == "--help") {
+      out->help = true;
+      return true;
+    } else if (arg == "-v" || arg == "--verbose") {
+      if (!no_value()) {
+        return false;
+      }
+      out->verbose = true;
+    } else if (arg == "--end-to-end") {
+      if (!no_value()) {
+        return false;
+      }
+      out->end_to_end = true;
+    } else if (arg == "-b" || arg == "--binary-scope" || arg == "-s" || arg == "--source-scope") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      std::vector<std::string> patterns = Scope::split_list(v);
+      if (patterns.empty()) {
+        *error = "option " + arg + " needs a non-empty pattern";
+        return false;
+      }
+      auto& list = (arg == "-b" || arg == "--binary-scope") ? out->binary_scope : out->source_scope;
+      list.insert(list.end(), patterns.begin(), patterns.end());
+    } else if (arg == "-o" || arg == "--output") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      if (v.empty()) {
+        *error = "option " + arg + " needs a file name";
+        return false;
+      }
+      out->output = v;
+    } else if (arg == "--fixed-line") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      if (!valid_file_line(v)) {
+        *error = "--fixed-line '" + v + "' is not FILE:LINE (for example main.c:42)";
+        return false;
+      }
+      out->fixed_line = v;
+    } else if (arg == "--fixed-speedup") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      if (!parse_percent(v, &out->fixed_speedup)) {
+        *error = "--fixed-speedup '" + v + "' is not a whole percentage from 0 to 100";
+        return false;
+      }
+    } else if (arg == "--sampling-period") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      uint64_t ns = 0;
+      if (!parse_duration_ns(v, &ns) || ns < 10000 || ns > 1000000000) {
+        *error = "--sampling-period '" + v + "' must be a duration from 10us to 1s (for example 1ms)";
+        return false;
+      }
+      out->sampling_period_ns = ns;
+    } else if (!arg.empty() && arg[0] == '-') {
+      *error = "unknown option " + arg + " (see coz run --help)";
+      return false;
+    } else {
+      *error = "put --- before the program to run: coz run [options] --- " + arg + " ...";
+      return false;
+    }
+  }
+  out->command.assign(args.begin() + static_cast<long>(i), args.end());
+  if (out->command.empty()) {
+    *error = "no program to run: coz run [options] --- program [args...]";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace coz::cli

@@ -1,0 +1,32 @@
+// Options of `coz run`, parsed without side effects so they can be unit-tested.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace coz::cli {
+
+struct RunOptions {
+  std::vector<std::string> binary_scope;
+  std::vector<std::string> source_scope;
+  std::string output = "profile.coz";
+  bool end_to_end = false;
+  std::string fixed_line;    // FILE:LINE or empty
+  int fixed_speedup = -1;    // 0-100, -1 when not fixed
+  uint64_t sampling_period_ns = 1000000;
+  bool verbose = false;
+  bool help = false;
+  std::vector<std::string> command;  // program and its arguments
+};
+
+// Parses the arguments after `run`. Returns false and sets `error` (one line, no prefix) for
+// malformed input.
+bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, std::string* error);
+
+// Parses a duration: a number with a unit (ns, us, ms, s) or plain nanoseconds.
+bool parse_duration_ns(const std::string& text, uint64_t* out);
+
+extern const char* const kRunUsage;
+
+}  // namespace coz::cli

@@ -1,0 +1,86 @@
+/* coz.h: progress points for the causal profiler, for C (C99) and C++.
+ *
+ * Binary compatible with Coz 0.2's header: the runtime exports
+ *   coz_counter_t* _coz_get_counter(int type, const char* name)
+ * and a program built against either header works under either runtime. Every macro is a cheap
+ * no-op when the runtime is not loaded, and nothing extra needs to be linked: dlsym is declared
+ * weak, so it resolves from libc (glibc >= 2.34) or libdl when present and is null otherwise.
+ *
+ * Each macro site looks its counter up once. Unlike Coz 0.2, the lookup is published with
+ * acquire/release atomics, so threads racing through a site for the first time never see a
+ * half-initialised pointer.
+ */
+#ifndef COZ_H
+#define COZ_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define COZ_COUNTER_TYPE_THROUGHPUT 1
+#define COZ_COUNTER_TYPE_BEGIN 2
+#define COZ_COUNTER_TYPE_END 3
+
+/* A progress point's counter, shared with the runtime. `backoff` is unused (kept for ABI). */
+typedef struct {
+  size_t count;
+  size_t backoff;
+} coz_counter_t;
+
+typedef coz_counter_t* (*coz_get_counter_t)(int, const char*);
+
+/* Weak so that programs never need -ldl; null when no libdl/libc provides it. */
+void* dlsym(void* handle, const char* symbol) __attribute__((weak));
+
+/* Marks "looked up, runtime absent" so the lookup is not repeated. Never dereferenced. */
+#define COZ_ABSENT_COUNTER_ ((coz_counter_t*)(uintptr_t)1)
+
+static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
+  coz_get_counter_t get = 0;
+  if (dlsym) {
+    void* p = dlsym(RTLD_DEFAULT, "_coz_get_counter");
+    /* Copy through a union-free cast that keeps -pedantic quiet about object/function pointers. */
+    __builtin_memcpy(&get, &p, sizeof(p));
+  }
+  coz_counter_t* c = get ? get(type, name) : 0;
+  return c ? c : COZ_ABSENT_COUNTER_;
+}
+
+/* Look the site's counter up once (racing threads get the same pointer), then add one. */
+#define COZ_INCREMENT_COUNTER(type, name)                                              \
+  do {                                                                                 \
+    static coz_counter_t* coz_site_counter_ = 0;                                       \
+    coz_counter_t* coz_c_ = __atomic_load_n(&coz_site_counter_, __ATOMIC_ACQUIRE);     \
+    if (__builtin_expect(coz_c_ == 0, 0)) {                                            \
+      coz_c_ = coz_lookup_counter_((type), (name));                                    \
+      __atomic_store_n(&coz_site_counter_, coz_c_, __ATOMIC_RELEASE);                  \
+    }                                                                                  \
+    if (coz_c_ != COZ_ABSENT_COUNTER_) {                                               \
+      __atomic_add_fetch(&coz_c_->count, 1, __ATOMIC_RELAXED);                         \
+    }                                                                                  \
+  } while (0)
+
+#define COZ_STR2_(x) #x
+#define COZ_STR_(x) COZ_STR2_(x)
+
+/* A throughput progress point named after its file and line. */
+#define COZ_PROGRESS COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, __FILE__ ":" COZ_STR_(__LINE__))
+/* A throughput progress point with a chosen name. */
+#define COZ_PROGRESS_NAMED(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, name)
+/* Start and end of a transaction, for latency by Little's law. */
+#define COZ_BEGIN(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_BEGIN, name)
+#define COZ_END(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* COZ_H */

@@ -1,0 +1,39 @@
+// Resolution of the real functions behind the hooks (see real_functions.h).
+#include "interpose/real_functions.h"
+
+#include <atomic>
+#include <cstring>
+
+#include "platform.h"
+
+namespace coz {
+namespace {
+
+RealFunctions g_real;
+std::atomic<bool> g_resolved{false};
+
+template <typename T>
+void resolve(T* slot, const char* name) {
+  void* p = dlsym(RTLD_NEXT, name);
+  if (!p) {
+    platform::write_stderr("coz: internal error: cannot find the real ");
+    platform::write_stderr(name);
+    platform::write_stderr("\n");
+    _exit(127);
+  }
+  memcpy(slot, &p, sizeof p);
+}
+
+}  // namespace
+
+const RealFunctions& real() {
+  if (!g_resolved.load(std::memory_order_acquire)) {
+    resolve(&g_real.pthread_create, "pthread_create");
+    resolve(&g_real.dlopen, "dlopen");
+    resolve(&g_real.dlmopen, "dlmopen");
+    g_resolved.store(true, std::memory_order_release);
+  }
+  return g_real;
+}
+
+}  // namespace coz

@@ -1,0 +1,414 @@
+// Reading DWARF line tables with elfutils and publishing address ranges (see line_map.h).
+#include "line/line_map.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+namespace coz {
+namespace {
+
+constexpr uint32_t kElfCompressZstd = 2;  // ELFCOMPRESS_ZSTD, absent from older elf.h
+
+struct ExecSegment {
+  uintptr_t lo, hi;  // link-time addresses
+};
+
+// Executable PT_LOAD segments: line ranges outside them belong to discarded code.
+std::vector<ExecSegment> exec_segments(Elf* elf) {
+  std::vector<ExecSegment> out;
+  size_t n = 0;
+  if (elf_getphdrnum(elf, &n) != 0) {
+    return out;
+  }
+  for (size_t i = 0; i < n; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+      out.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_memsz});
+    }
+  }
+  return out;
+}
+
+// True if `elf` has debug sections compressed with zstd (which libelf may not read).
+bool has_zstd_debug_sections(Elf* elf) {
+  size_t shstrndx = 0;
+  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+    return false;
+  }
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED)) {
+      continue;
+    }
+    const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
+    Elf_Data* raw = elf_rawdata(scn, nullptr);
+    if (!name || strncmp(name, ".debug", 6) != 0 || !raw || raw->d_size < sizeof(uint32_t)) {
+      continue;
+    }
+    uint32_t type;
+    memcpy(&type, raw->d_buf, sizeof type);  // ch_type is the first word of Elf32/64_Chdr
+    if (type == kElfCompressZstd) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Collapses "/./" and "dir/../" so the same file always has the same name.
+std::string normalize_path(const char* raw) {
+  std::string_view in(raw);
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i <= in.size()) {
+    size_t slash = in.find('/', i);
+    std::string_view part = in.substr(i, slash == std::string_view::npos ? slash : slash - i);
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != ".." && !parts.back().empty()) {
+        parts.pop_back();
+      } else {
+        parts.push_back(part);
+      }
+    } else if (part != "." && !(part.empty() && !parts.empty())) {
+      parts.push_back(part);
+    }
+    if (slash == std::string_view::npos) {
+      break;
+    }
+    i = slash + 1;
+  }
+  std::string out;
+  for (size_t k = 0; k < parts.size(); k++) {
+    if (k > 0) {
+      out.push_back('/');
+    }
+    out.append(parts[k]);
+  }
+  return out.empty() ? std::string(in) : out;
+}
+
+// Appends one CU's line table to `ranges` (link-time addresses, in-scope lines only).
+class RangeCollector {
+ public:
+  RangeCollector(const Scope& scope, LineTable* table) : scope_(scope), table_(table) {}
+
+  void add_cu(Dwarf_Lines* lines, size_t count, std::vector<AddressRange>* ranges) {
+    for (size_t i = 0; i + 1 < count; i++) {
+      Dwarf_Line* l = dwarf_onesrcline(lines, i);
+      bool end = false;
+      Dwarf_Addr addr = 0, next = 0;
+      int number = 0;
+      if (!l || dwarf_lineendsequence(l, &end) != 0 || end || dwarf_lineaddr(l, &addr) != 0 ||
+          dwarf_lineaddr(dwarf_onesrcline(lines, i + 1), &next) != 0 || next <= addr ||
+          dwarf_lineno(l, &number) != 0 || number <= 0) {
+        continue;
+      }
+      SourceLine* line = resolve(l, static_cast<uint32_t>(number));
+      if (!line) {
+        continue;
+      }
+      if (!ranges->empty() && ranges->back().line == line && ranges->back().hi == addr) {
+        ranges->back().hi = next;  // extend the previous range of the same line
+      } else {
+        ranges->push_back({addr, next, line});
+      }
+    }
+  }
+
+  size_t distinct_lines() const { return seen_.size(); }
+
+ private:
+  SourceLine* resolve(Dwarf_Line* l, uint32_t number) {
+    const char* src = dwarf_linesrc(l, nullptr, nullptr);
+    if (!src) {
+      return nullptr;
+    }
+    auto f = files_.find(src);
+    if (f == files_.end()) {
+      std::string name = normalize_path(src);
+      const std::string* interned = scope_.includes_source(name) ? table_->intern_file(name) : nullptr;
+      f = files_.emplace(src, interned).first;
+    }
+    if (!f->second) {
+      return nullptr;
+    }
+    uint64_t key = (reinterpret_cast<uintptr_t>(f->second) << 20) ^ number;
+    auto it = seen_.find(key);
+    if (it != seen_.end() && *it->second->file == *f->second && it->second->line == number) {
+      return it->second;
+    }
+    SourceLine* line = table_->intern_line(f->second, number);
+    seen_[key] = line;
+    return line;
+  }
+
+  const Scope& scope_;
+  LineTable* table_;
+  std::unordered_map<const char*, const std::string*> files_;  // libdw's names are stable
+  std::unordered_map<uint64_t, SourceLine*> seen_;
+};
+
+}  // namespace
+
+const AddressRange* ObjectLines::lookup(uintptr_t addr) const {
+  if (addr < lo || addr >= hi) {
+    return nullptr;
+  }
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), addr,
+                             [](uintptr_t a, const AddressRange& r) { return a < r.lo; });
+  if (it == ranges.begin()) {
+    return nullptr;
+  }
+  --it;
+  return addr < it->hi ? &*it : nullptr;
+}
+
+namespace {
+
+// An object opened with elfutils, with its DWARF found (or the reason it was not).
+struct DebugSession {
+  std::string search;  // elfutils keeps a pointer to the search path for the Dwfl's lifetime
+  char* search_ptr = nullptr;
+  Dwfl_Callbacks callbacks = {};
+  std::unique_ptr<Dwfl, void (*)(Dwfl*)> dwfl{nullptr, dwfl_end};
+  Elf* elf = nullptr;
+  Dwarf* dwarf = nullptr;
+  DebugInfoStatus status = DebugInfoStatus::kCannotOpen;
+  std::string message;
+  std::string debug_file;
+
+  DebugSession(const LoadedObject& object, const std::string& debug_path) {
+    search = (debug_path.empty() ? "" : debug_path + ":") + ":.debug:/usr/lib/debug";
+    search_ptr = search.data();
+    callbacks.find_elf = dwfl_build_id_find_elf;
+    callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks.section_address = dwfl_offline_section_address;
+    callbacks.debuginfo_path = &search_ptr;
+    dwfl.reset(dwfl_begin(&callbacks));
+    if (!dwfl) {
+      message = std::string("elfutils: ") + dwfl_errmsg(-1);
+      return;
+    }
+    dwfl_report_begin(dwfl.get());
+    Dwfl_Module* module = dwfl_report_elf(dwfl.get(), object.path.c_str(), object.path.c_str(),
+                                          -1, object.bias, true);
+    dwfl_report_end(dwfl.get(), nullptr, nullptr);
+    GElf_Addr elf_bias = 0;
+    elf = module ? dwfl_module_getelf(module, &elf_bias) : nullptr;
+    if (!elf) {
+      message = object.path + " is not a readable ELF file";
+      return;
+    }
+    Dwarf_Addr dwarf_bias = 0;
+    dwarf = dwfl_module_getdwarf(module, &dwarf_bias);
+    if (!dwarf) {
+      if (has_zstd_debug_sections(elf)) {
+        status = DebugInfoStatus::kUnsupported;
+        message = object.path +
+                  " has zstd-compressed debug sections, which this system's libelf cannot read;"
+                  " rebuild with -gz=zlib or -gz=none";
+      } else {
+        status = DebugInfoStatus::kNoDebugInfo;
+        message = object.path + " has no debug information; compile it with -g";
+      }
+      return;
+    }
+    const char* file = nullptr;
+    dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &file);
+    debug_file = file ? file : object.path;
+    status = DebugInfoStatus::kOk;
+  }
+
+  // Calls visit(cudie) for each compilation unit; stops early when visit returns false.
+  template <typename F>
+  void for_each_cu(F&& visit) {
+    Dwarf_CU* cu = nullptr;
+    Dwarf_Die cudie, subdie;
+    uint8_t unit_type = 0;
+    while (dwarf_get_units(dwarf, cu, &cu, nullptr, &unit_type, &cudie, &subdie) == 0) {
+      if ((unit_type == DW_UT_compile || unit_type == DW_UT_partial ||
+           unit_type == DW_UT_skeleton) &&
+          !visit(&cudie)) {
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+DebugProbe probe_debug_info(const LoadedObject& object, const Scope& scope,
+                            const std::string& debug_path) {
+  DebugSession session(object, debug_path);
+  DebugProbe probe{session.status, session.message, false};
+  if (session.status != DebugInfoStatus::kOk) {
+    return probe;
+  }
+  bool any_lines = false;
+  session.for_each_cu([&](Dwarf_Die* cudie) {
+    Dwarf_Files* files = nullptr;
+    size_t count = 0;
+    if (dwarf_getsrcfiles(cudie, &files, &count) != 0) {
+      return true;
+    }
+    any_lines = true;
+    for (size_t i = 0; i < count && !probe.source_in_scope; i++) {
+      const char* name = dwarf_filesrc(files, i, nullptr, nullptr);
+      probe.source_in_scope = name && scope.includes_source(normalize_path(name));
+    }
+    return !probe.source_in_scope;
+  });
+  if (!any_lines) {
+    probe.status = DebugInfoStatus::kNoDebugInfo;
+    probe.message = object.path + " has no line tables; compile it with -g";
+  }
+  return probe;
+}
+
+std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const Scope& scope,
+                                               LineTable* table, const std::string& debug_path) {
+  auto out = std::make_unique<ObjectLines>();
+  out->object = object;
+  DebugSession session(object, debug_path);
+  out->status = session.status;
+  out->message = session.message;
+  if (session.status != DebugInfoStatus::kOk) {
+    return out;
+  }
+  out->debug_file = session.debug_file;
+  Elf* elf = session.elf;
+
+  RangeCollector collector(scope, table);
+  std::vector<AddressRange> ranges;
+  size_t units_with_lines = 0;
+  session.for_each_cu([&](Dwarf_Die* cudie) {
+    Dwarf_Lines* lines = nullptr;
+    size_t count = 0;
+    if (dwarf_getsrclines(cudie, &lines, &count) == 0) {
+      units_with_lines++;
+      collector.add_cu(lines, count, &ranges);
+    }
+    return true;
+  });
+  if (units_with_lines == 0) {
+    out->status = DebugInfoStatus::kNoDebugInfo;
+    out->message = object.path + " has no line tables; compile it with -g";
+    return out;
+  }
+
+  // Keep ranges inside executable segments, at runtime addresses.
+  std::vector<ExecSegment> segments = exec_segments(elf);
+  uintptr_t bias = object.bias;
+  std::vector<AddressRange> kept;
+  kept.reserve(ranges.size());
+  for (const AddressRange& r : ranges) {
+    bool inside = segments.empty();
+    for (const ExecSegment& s : segments) {
+      if (r.lo >= s.lo && r.hi <= s.hi) {
+        inside = true;
+        break;
+      }
+    }
+    if (inside) {
+      kept.push_back({r.lo + bias, r.hi + bias, r.line});
+    }
+  }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const AddressRange& a, const AddressRange& b) { return a.lo < b.lo; });
+  // Overlaps come from duplicated sequences (e.g. identical-code folding); first one wins.
+  std::vector<AddressRange>& final_ranges = out->ranges;
+  final_ranges.reserve(kept.size());
+  for (const AddressRange& r : kept) {
+    if (!final_ranges.empty() && r.lo < final_ranges.back().hi) {
+      if (r.hi > final_ranges.back().hi) {
+        final_ranges.push_back({final_ranges.back().hi, r.hi, r.line});
+      }
+      continue;
+    }
+    final_ranges.push_back(r);
+  }
+  final_ranges.shrink_to_fit();
+  if (!final_ranges.empty()) {
+    out->lo = final_ranges.front().lo;
+    out->hi = final_ranges.back().hi;
+  }
+  out->lines_in_scope = collector.distinct_lines();
+  out->status = DebugInfoStatus::kOk;
+  return out;
+}
+
+void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* context) {
+  struct Context {
+    void (*visit)(const LoadedObject&, void*);
+    void* context;
+    bool first;
+  } ctx = {visit, context, true};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, size_t, void* data) -> int {
+        auto* c = static_cast<Context*>(data);
+        LoadedObject object;
+        object.bias = info->dlpi_addr;
+        if (c->first) {  // the main executable comes first, with an empty name
+          c->first = false;
+          object.is_main = true;
+          char exe[4096];
+          ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+          if (n <= 0) {
+            return 0;
+          }
+          object.path.assign(exe, static_cast<size_t>(n));
+        } else {
+          if (!info->dlpi_name || info->dlpi_name[0] != '/') {
+            return 0;  // the vDSO and other objects with no file
+          }
+          char real[4096];
+          object.path = realpath(info->dlpi_name, real) ? real : info->dlpi_name;
+        }
+        c->visit(object, c->context);
+        return 0;
+      },
+      &ctx);
+}
+
+LineMap::~LineMap() {
+  Node* n = head_.exchange(nullptr);
+  while (n) {
+    Node* next = n->next;
+    delete n;
+    n = next;
+  }
+}
+
+void LineMap::add(std::unique_ptr<ObjectLines> object) {
+  std::lock_guard<std::mutex> lock(add_mutex_);
+  Node* node = new Node{std::move(object), head_.load(std::memory_order_relaxed)};
+  head_.store(node, std::memory_order_release);
+}
+
+bool LineMap::contains(const std::string& path, uintptr_t bias) const {
+  bool found = false;
+  for_each_object([&](const ObjectLines& o) {
+    found = found || (o.object.path == path && o.object.bias == bias);
+  });
+  return found;
+}
+
+const AddressRange* LineMap::lookup(uintptr_t addr) const {
+  for (const Node* n = head_.load(std::memory_order_acquire); n; n = n->next) {
+    if (const AddressRange* r = n->object->lookup(addr)) {
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace coz

@@ -1,0 +1,67 @@
+// Interning of source files and lines (see line_table.h).
+#include "line/line_table.h"
+
+namespace coz {
+
+const std::string* LineTable::intern_file(std::string_view file) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = file_index_.find(file);
+  if (it != file_index_.end()) {
+    return it->second;
+  }
+  const std::string* stored = &files_.emplace_back(file);
+  file_index_.emplace(std::string_view(*stored), stored);
+  file_ids_.emplace(stored, static_cast<uint32_t>(files_.size() - 1));
+  return stored;
+}
+
+SourceLine* LineTable::intern_line(const std::string* file, uint32_t line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t key = (static_cast<uint64_t>(file_ids_.at(file)) << 32) | line;
+  auto it = line_index_.find(key);
+  if (it != line_index_.end()) {
+    return it->second;
+  }
+  SourceLine* stored = &lines_.emplace_back(file, line);
+  line_index_.emplace(key, stored);
+  return stored;
+}
+
+SourceLine* LineTable::find(std::string_view file, uint32_t line, bool* ambiguous) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  SourceLine* found = nullptr;
+  if (ambiguous) {
+    *ambiguous = false;
+  }
+  for (const std::string& f : files_) {
+    bool same = f == file || (f.size() > file.size() && f.compare(f.size() - file.size(), file.size(), file) == 0 &&
+                              f[f.size() - file.size() - 1] == '/');
+    if (!same) {
+      continue;
+    }
+    auto it = line_index_.find((static_cast<uint64_t>(file_ids_.at(&f)) << 32) | line);
+    if (it == line_index_.end()) {
+      continue;
+    }
+    if (found && ambiguous) {
+      *ambiguous = true;
+      return nullptr;
+    }
+    found = it->second;
+  }
+  return found;
+}
+
+void LineTable::for_each(const std::function<void(const SourceLine&)>& visit) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const SourceLine& l : lines_) {
+    visit(l);
+  }
+}
+
+size_t LineTable::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lines_.size();
+}
+
+}  // namespace coz

@@ -1,0 +1,51 @@
+// Interned source lines: each (file, line) pair exists once per process, with a sample counter.
+// Append-only; a SourceLine's address never changes, so lookups from signal handlers may hold
+// SourceLine pointers. intern() takes a mutex and must not be called from a signal handler;
+// SourceLine::samples may be incremented from anywhere.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace coz {
+
+struct SourceLine {
+  const std::string* file;
+  uint32_t line;
+  std::atomic<uint64_t> samples{0};
+
+  SourceLine(const std::string* f, uint32_t l) : file(f), line(l) {}
+  std::string name() const { return *file + ":" + std::to_string(line); }
+};
+
+class LineTable {
+ public:
+  // Interns the file name; the returned pointer is stable.
+  const std::string* intern_file(std::string_view file);
+  // Interns a line of an interned file.
+  SourceLine* intern_line(const std::string* file, uint32_t line);
+
+  // The line whose file is `file` or ends with "/" + `file`; nullptr when none or ambiguous
+  // (`*ambiguous` set true then).
+  SourceLine* find(std::string_view file, uint32_t line, bool* ambiguous = nullptr) const;
+
+  // Visits every line (under the table's lock).
+  void for_each(const std::function<void(const SourceLine&)>& visit) const;
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::deque<std::string> files_;
+  std::unordered_map<std::string_view, const std::string*> file_index_;
+  std::deque<SourceLine> lines_;
+  std::unordered_map<uint64_t, SourceLine*> line_index_;
+  std::unordered_map<const std::string*, uint32_t> file_ids_;
+};
+
+}  // namespace coz

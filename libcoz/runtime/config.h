@@ -1,0 +1,44 @@
+// Runtime configuration, read once at start-up from the COZ_* environment variables that
+// `coz run` sets. The CLI validates user input; this parser is defensive and reports bad values
+// rather than guessing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace coz {
+
+struct Config {
+  std::string output = "profile.coz";
+  std::vector<std::string> binary_scope;  // empty: MAIN
+  std::vector<std::string> source_scope;  // empty: everything
+  bool end_to_end = false;
+  std::string fixed_line;      // FILE:LINE, or empty
+  int fixed_speedup = -1;      // 0-100, or -1 for random
+  uint64_t sampling_period_ns = 1000000;
+  uint32_t sample_batch = 10;
+  bool verbose = false;
+  bool is_root_process = true;  // the process `coz run` started (not a child it forked or exec'd)
+  std::string debug_path;       // extra directories for separate debug files
+
+  // Reads the environment. Problems are appended to `errors` as user-facing sentences.
+  static Config from_environment(std::vector<std::string>* errors);
+};
+
+// Environment variable names shared by the CLI and the runtime.
+namespace env {
+inline constexpr const char* kOutput = "COZ_OUTPUT";
+inline constexpr const char* kBinaryScope = "COZ_BINARY_SCOPE";
+inline constexpr const char* kSourceScope = "COZ_SOURCE_SCOPE";
+inline constexpr const char* kEndToEnd = "COZ_END_TO_END";
+inline constexpr const char* kFixedLine = "COZ_FIXED_LINE";
+inline constexpr const char* kFixedSpeedup = "COZ_FIXED_SPEEDUP";
+inline constexpr const char* kSamplingPeriod = "COZ_SAMPLING_PERIOD";
+inline constexpr const char* kSampleBatch = "COZ_SAMPLE_BATCH";
+inline constexpr const char* kVerbose = "COZ_VERBOSE";
+inline constexpr const char* kRootPid = "COZ_ROOT_PID";
+inline constexpr const char* kDebugPath = "COZ_DEBUG_PATH";
+}  // namespace env
+
+}  // namespace coz

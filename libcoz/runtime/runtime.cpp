@@ -1,0 +1,347 @@
+// The runtime owner object: start-up, per-thread sampling, sample attribution, shut-down.
+#include "runtime/runtime.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "interpose/real_functions.h"
+#include "platform.h"
+#include "sample/perf_sampler.h"
+
+namespace coz {
+
+std::atomic<Runtime*> Runtime::active_{nullptr};
+
+namespace {
+
+// The calling thread's state; initial-exec TLS so the signal handler never allocates.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
+// Set while this thread is inside on_dlopen, so a dlopen made by libdw does not recurse.
+__attribute__((tls_model("initial-exec"))) thread_local bool t_in_dlopen = false;
+
+void sample_signal_handler(int, siginfo_t* info, void*) {
+  int saved = errno;
+  if (Runtime* rt = Runtime::active()) {
+    rt->handle_signal(info->si_fd);
+  }
+  errno = saved;
+}
+
+void thread_key_destructor(void* state) {
+  if (Runtime* rt = Runtime::active()) {
+    rt->on_thread_exit(static_cast<ThreadState*>(state));
+  }
+}
+
+// Blocks the sample signal in the calling thread for the lifetime of the guard.
+class SampleSignalBlock {
+ public:
+  SampleSignalBlock() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, platform::sample_signal());
+    pthread_sigmask(SIG_BLOCK, &set, &saved_);
+  }
+  ~SampleSignalBlock() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+
+ private:
+  sigset_t saved_;
+};
+
+std::string format_ms(uint64_t ns) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+Runtime::Runtime(Config config)
+    : config_(std::move(config)), scope_(config_.binary_scope, config_.source_scope) {}
+
+void Runtime::report(const std::string& message, bool always) const {
+  if ((always && config_.is_root_process) || config_.verbose) {
+    platform::write_stderr(("coz: " + message + "\n").c_str());
+  }
+}
+
+void Runtime::add_objects_in_scope() {
+  struct Found {
+    Runtime* self;
+    std::vector<LoadedObject> objects;
+  } found{this, {}};
+  for_each_loaded_object(
+      [](const LoadedObject& o, void* ctx) {
+        auto* f = static_cast<Found*>(ctx);
+        if (f->self->scope_.includes_binary(o.path, o.is_main) &&
+            !f->self->map_.contains(o.path, o.bias)) {
+          f->objects.push_back(o);
+        }
+      },
+      &found);
+  for (const LoadedObject& o : found.objects) {
+    uint64_t t0 = platform::monotonic_ns();
+    std::unique_ptr<ObjectLines> lines = load_object_lines(o, scope_, &lines_, config_.debug_path);
+    if (lines->status == DebugInfoStatus::kOk) {
+      report("mapped " + std::to_string(lines->lines_in_scope) + " lines in scope from " +
+                 lines->debug_file + " in " + format_ms(platform::monotonic_ns() - t0),
+             false);
+    } else {
+      report(lines->message, false);
+    }
+    map_.add(std::move(lines));  // kept even without lines, so it is not read again
+  }
+}
+
+bool Runtime::start() {
+  start_ns_ = platform::monotonic_ns();
+  add_objects_in_scope();
+
+  size_t lines_in_scope = 0;
+  std::string first_problem;
+  map_.for_each_object([&](const ObjectLines& o) {
+    lines_in_scope += o.lines_in_scope;
+    if (o.status != DebugInfoStatus::kOk && first_problem.empty()) {
+      first_problem = o.message;
+    }
+  });
+  bool only_main = scope_.binary_patterns().size() == 1 && scope_.binary_patterns()[0] == "MAIN";
+  if (lines_in_scope == 0 && only_main) {
+    std::string why = first_problem.empty()
+                          ? "no source line in scope has debug information (source scope: " +
+                                std::string(config_.source_scope.empty() ? "%" : "as given") +
+                                "); compile with -g or widen --source-scope"
+                          : first_problem;
+    report("error: " + why + "; running the program without profiling", true);
+    return false;
+  }
+
+  if (!config_.fixed_line.empty()) {
+    size_t colon = config_.fixed_line.rfind(':');
+    bool ambiguous = false;
+    SourceLine* line = colon == std::string::npos
+                           ? nullptr
+                           : lines_.find(config_.fixed_line.substr(0, colon),
+                                         static_cast<uint32_t>(atoi(config_.fixed_line.c_str() + colon + 1)),
+                                         &ambiguous);
+    if (!line) {
+      report("error: --fixed-line " + config_.fixed_line +
+                 (ambiguous ? " names more than one file; give more of the path"
+                            : " has no code in scope; pick a line that the compiler emitted code for") +
+                 "; running the program without profiling",
+             true);
+      return false;
+    }
+  }
+
+  std::string error;
+  if (!writer_.open(config_.output, &error)) {
+    report("error: " + error + "; running the program without profiling", true);
+    return false;
+  }
+
+  SamplerSettings settings;
+  settings.period_ns = config_.sampling_period_ns;
+  settings.batch = config_.sample_batch;
+  settings.signal = platform::sample_signal();
+  backend_ = std::make_unique<PerfSamplerBackend>(settings);
+
+  struct sigaction sa = {};
+  sa.sa_sigaction = sample_signal_handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(platform::sample_signal(), &sa, nullptr);
+
+  pthread_key_create(&thread_key_, thread_key_destructor);
+  pthread_atfork(nullptr, nullptr, [] { active_.store(nullptr, std::memory_order_release); });
+
+  // Sample this thread first: if perf_event is refused, nothing else will work either.
+  ThreadState* self = threads_.attach(platform::current_tid(), backend_.get(), &error);
+  if (!self) {
+    report("error: " + error + "; running the program without profiling", true);
+    writer_.close();
+    return false;
+  }
+  t_state = self;
+  pthread_setspecific(thread_key_, self);
+  active_.store(this, std::memory_order_release);
+  attach_existing_threads();
+
+  // The profiler thread takes no signals meant for the program, and is not sampled.
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  profiler_running_ = real().pthread_create(&profiler_thread_, nullptr, profiler_main, this) == 0;
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (!profiler_running_) {
+    report("error: cannot start the profiler thread", true);
+  }
+  return true;
+}
+
+void Runtime::attach_existing_threads() {
+  // Threads started before the constructor ran (by other libraries' constructors).
+  DIR* dir = opendir("/proc/self/task");
+  if (!dir) {
+    return;
+  }
+  pid_t self = platform::current_tid();
+  while (dirent* entry = readdir(dir)) {
+    pid_t tid = static_cast<pid_t>(atoi(entry->d_name));
+    if (tid <= 0 || tid == self) {
+      continue;
+    }
+    std::string error;
+    if (!threads_.attach(tid, backend_.get(), &error)) {
+      report("cannot sample thread " + std::to_string(tid) + ": " + error, false);
+    }
+  }
+  closedir(dir);
+}
+
+void* Runtime::profiler_main(void* arg) {
+  auto* self = static_cast<Runtime*>(arg);
+  self->ready_ns_ = platform::monotonic_ns();
+  RecordBuilder startup;
+  startup.begin("startup")
+      .field("time", platform::wall_clock_ns())
+      .field("format", static_cast<uint64_t>(kProfileFormatVersion))
+      .field("pid", static_cast<uint64_t>(getpid()))
+      .field("ready-ns", self->ready_ns_ - self->start_ns_)
+      .field("sampling-period", self->config_.sampling_period_ns);
+  self->writer_.write_block(startup);
+  self->report("profiler ready " + format_ms(self->ready_ns_ - self->start_ns_) +
+                   " after start-up; " + std::to_string(self->lines_.size()) + " lines in scope",
+               false);
+  // Experiments run here (a later stage); until then the thread waits for shut-down.
+  std::unique_lock<std::mutex> lock(self->profiler_mutex_);
+  self->profiler_wake_.wait(lock, [self] { return self->stop_profiler_; });
+  return nullptr;
+}
+
+void Runtime::on_thread_start() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, platform::sample_signal());
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);  // the program may have blocked everything
+  std::string error;
+  ThreadState* state = threads_.attach(platform::current_tid(), backend_.get(), &error);
+  if (!state) {
+    report("cannot sample a new thread: " + error, false);
+    return;
+  }
+  t_state = state;
+  pthread_setspecific(thread_key_, state);
+}
+
+void Runtime::on_thread_exit(ThreadState* state) {
+  SampleSignalBlock block;
+  t_state = nullptr;
+  threads_.detach(state, count_sample, this);
+}
+
+void Runtime::on_dlopen() {
+  if (t_in_dlopen) {
+    return;
+  }
+  t_in_dlopen = true;
+  {
+    std::lock_guard<std::mutex> lock(dlopen_mutex_);
+    add_objects_in_scope();
+  }
+  t_in_dlopen = false;
+}
+
+void Runtime::handle_signal(int fd) {
+  ThreadState* state = threads_.by_fd(fd);
+  if (!state || state->tid.load(std::memory_order_acquire) != platform::current_tid()) {
+    return;
+  }
+  if (!state->try_begin_drain()) {
+    return;
+  }
+  state->samples += state->sampler->drain(count_sample, this);
+  state->end_drain();
+}
+
+void Runtime::count_sample(const Sample& sample, void* arg) {
+  auto* self = static_cast<Runtime*>(arg);
+  self->total_samples_.fetch_add(1, std::memory_order_relaxed);
+  const AddressRange* range = self->map_.lookup(sample.ip);
+  // Outside scope: charge the innermost in-scope caller (return address - 1 is the call).
+  for (size_t i = 0; !range && i < sample.depth; i++) {
+    range = self->map_.lookup(static_cast<uintptr_t>(sample.callchain[i]) - 1);
+  }
+  if (range) {
+    range->line->samples.fetch_add(1, std::memory_order_relaxed);
+    self->in_scope_samples_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Runtime::drain_all_threads() {
+  threads_.for_each_live([this](ThreadState& s) {
+    s.sampler->disable();
+    if (s.try_begin_drain()) {
+      s.samples += s.sampler->drain(count_sample, this);
+      s.end_drain();
+    }
+  });
+}
+
+void Runtime::write_final_records() {
+  RecordBuilder block;
+  block.begin("runtime").field("time", platform::monotonic_ns() - start_ns_);
+  lines_.for_each([&block](const SourceLine& line) {
+    uint64_t n = line.samples.load(std::memory_order_relaxed);
+    if (n > 0) {
+      block.begin("samples").field("location", line.name()).field("count", n);
+    }
+  });
+  if (!writer_.write_block(block)) {
+    report("error: could not append the final records to " + config_.output, true);
+  }
+}
+
+void Runtime::shutdown() {
+  if (shut_down_.exchange(true)) {
+    return;
+  }
+  SampleSignalBlock block;
+  if (profiler_running_) {
+    {
+      std::lock_guard<std::mutex> lock(profiler_mutex_);
+      stop_profiler_ = true;
+    }
+    profiler_wake_.notify_all();
+    pthread_join(profiler_thread_, nullptr);
+  }
+  active_.store(nullptr, std::memory_order_release);
+  drain_all_threads();
+  write_final_records();
+  writer_.close();
+
+  uint64_t total = total_samples_.load();
+  uint64_t in_scope = in_scope_samples_.load();
+  char line[256];
+  snprintf(line, sizeof line,
+           "%" PRIu64 " samples (%" PRIu64 " in scope) from %" PRIu64 " threads in %s; profile: %s",
+           total, in_scope, threads_.total_attached(),
+           format_ms(platform::monotonic_ns() - start_ns_).c_str(), config_.output.c_str());
+  report(line, false);
+  points_.for_each([this](const ProgressPoint& p) {
+    if (p.is_latency) {
+      report("latency point " + p.name + ": " + std::to_string(p.read(p.begin)) + " begins, " +
+                 std::to_string(p.read(p.end)) + " ends",
+             false);
+    } else {
+      report("progress point " + p.name + ": " + std::to_string(p.read(p.throughput)) + " visits",
+             false);
+    }
+  });
+}
+
+}  // namespace coz

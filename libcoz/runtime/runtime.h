@@ -1,0 +1,92 @@
+// The runtime: the one object that owns the line map, the sampler backend, the thread registry,
+// the progress points and the profile writer, and runs the profiler thread. Hooks and the
+// signal handler reach it through Runtime::active(), a single atomic pointer; there is no other
+// global state.
+//
+// Threading: start() runs once, in the library constructor. on_thread_start()/on_thread_exit()
+// run in the thread concerned. on_dlopen() runs in the thread that called dlopen. handle_signal()
+// runs in signal context and only drains samples and looks up lines. shutdown() runs once, in
+// the thread that exits the process; after it, active() returns nullptr.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "line/line_map.h"
+#include "line/line_table.h"
+#include "line/scope.h"
+#include "record/profile_format.h"
+#include "runtime/config.h"
+#include "runtime/progress_points.h"
+#include "runtime/thread_registry.h"
+#include "sample/sampler.h"
+
+namespace coz {
+
+class Runtime {
+ public:
+  explicit Runtime(Config config);
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // The running runtime, or nullptr before start-up finished, after shut-down, or when profiling
+  // is off in this process.
+  static Runtime* active() { return active_.load(std::memory_order_acquire); }
+
+  // Builds the line map, starts sampling in every existing thread and the profiler thread.
+  // Returns false (after telling the user why, if this is the root process) when profiling
+  // cannot run; the program then runs unprofiled.
+  bool start();
+  void shutdown();
+
+  void on_thread_start();
+  void on_thread_exit(ThreadState* state);
+  void on_dlopen();
+  void handle_signal(int fd);
+
+  ProgressPoints& progress_points() { return points_; }
+  const Config& config() const { return config_; }
+  pthread_key_t thread_key() const { return thread_key_; }
+
+ private:
+  static void* profiler_main(void* self);
+  static void count_sample(const Sample& sample, void* self);
+  void add_objects_in_scope();
+  void drain_all_threads();
+  void write_final_records();
+  void attach_existing_threads();
+  void report(const std::string& message, bool always) const;
+
+  static std::atomic<Runtime*> active_;
+
+  Config config_;
+  Scope scope_;
+  LineTable lines_;
+  LineMap map_;
+  ProgressPoints points_;
+  ThreadRegistry threads_;
+  std::unique_ptr<SamplerBackend> backend_;
+  ProfileWriter writer_;
+  std::mutex dlopen_mutex_;
+
+  pthread_key_t thread_key_{};
+  pthread_t profiler_thread_{};
+  bool profiler_running_ = false;
+  std::mutex profiler_mutex_;
+  std::condition_variable profiler_wake_;
+  bool stop_profiler_ = false;
+
+  uint64_t start_ns_ = 0;          // monotonic, at start()
+  uint64_t ready_ns_ = 0;          // monotonic, when the profiler thread began running
+  std::atomic<uint64_t> total_samples_{0};
+  std::atomic<uint64_t> in_scope_samples_{0};
+  std::atomic<bool> shut_down_{false};
+};
+
+}  // namespace coz

@@ -1,0 +1,81 @@
+// Registry of profiled threads (see thread_registry.h).
+#include "runtime/thread_registry.h"
+
+namespace coz {
+
+ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::string* error) {
+  std::unique_ptr<ThreadSampler> sampler = backend->open_thread(tid, error);
+  if (!sampler) {
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ThreadState* s = free_;
+  if (s) {
+    free_ = s->next;
+  } else {
+    s = new ThreadState();  // pooled: never deleted
+  }
+  s->sampler = std::move(sampler);
+  s->samples = 0;
+  s->draining.store(false, std::memory_order_relaxed);
+  s->tid.store(tid, std::memory_order_release);
+  s->next = live_;
+  live_ = s;
+  live_count_++;
+  attached_.fetch_add(1, std::memory_order_relaxed);
+  publish_fd(s->sampler->signal_fd(), s);
+  s->sampler->enable();
+  return s;
+}
+
+void ThreadRegistry::detach(ThreadState* state, SampleVisitor visit, void* context) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  state->sampler->disable();
+  while (!state->try_begin_drain()) {
+    // A shut-down drain holds it only briefly.
+  }
+  if (visit) {
+    state->samples += state->sampler->drain(visit, context);
+  }
+  publish_fd(state->sampler->signal_fd(), nullptr);
+  state->tid.store(0, std::memory_order_release);
+  state->sampler.reset();
+  state->end_drain();
+  for (ThreadState** p = &live_; *p; p = &(*p)->next) {
+    if (*p == state) {
+      *p = state->next;
+      break;
+    }
+  }
+  live_count_--;
+  state->next = free_;
+  free_ = state;
+}
+
+ThreadState* ThreadRegistry::by_fd(int fd) const {
+  if (fd < 0 || static_cast<size_t>(fd) >= kChunk * kChunks) {
+    return nullptr;
+  }
+  Chunk* chunk = chunks_[fd / kChunk].load(std::memory_order_acquire);
+  return chunk ? (*chunk)[fd % kChunk].load(std::memory_order_acquire) : nullptr;
+}
+
+size_t ThreadRegistry::live_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return live_count_;
+}
+
+void ThreadRegistry::publish_fd(int fd, ThreadState* state) {
+  if (fd < 0 || static_cast<size_t>(fd) >= kChunk * kChunks) {
+    return;
+  }
+  std::atomic<Chunk*>& slot = chunks_[fd / kChunk];
+  Chunk* chunk = slot.load(std::memory_order_acquire);
+  if (!chunk) {
+    chunk = reinterpret_cast<Chunk*>(new std::atomic<ThreadState*>[kChunk]());
+    slot.store(chunk, std::memory_order_release);  // under mutex_: no racing allocator
+  }
+  (*chunk)[fd % kChunk].store(state, std::memory_order_release);
+}
+
+}  // namespace coz

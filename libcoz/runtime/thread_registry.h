@@ -1,0 +1,74 @@
+// Per-thread profiler state and the registry of live threads.
+//
+// ThreadState objects come from a pool and are recycled, never freed, so a signal handler that
+// reads a stale pointer still reads valid memory (it then sees a different tid and backs off).
+// attach()/detach() lock a mutex and allocate: call them at thread start and exit, never from a
+// signal handler. by_fd() is lock-free and async-signal-safe. There is no fixed thread limit: the
+// fd index grows in chunks.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "sample/sampler.h"
+
+namespace coz {
+
+struct ThreadState {
+  std::atomic<pid_t> tid{0};
+  std::unique_ptr<ThreadSampler> sampler;
+  // Held by whichever thread drains this sampler: the owner's signal handler, or shut-down.
+  std::atomic<bool> draining{false};
+  uint64_t samples = 0;  // samples drained for this thread
+  ThreadState* next = nullptr;  // live list or free list
+
+  bool try_begin_drain() { return !draining.exchange(true, std::memory_order_acquire); }
+  void end_drain() { draining.store(false, std::memory_order_release); }
+};
+
+class ThreadRegistry {
+ public:
+  ThreadRegistry() = default;
+  ThreadRegistry(const ThreadRegistry&) = delete;
+  ThreadRegistry& operator=(const ThreadRegistry&) = delete;
+
+  // Opens a sampler for `tid` with `backend` and registers it. nullptr and `error` on failure.
+  ThreadState* attach(pid_t tid, SamplerBackend* backend, std::string* error);
+  // Stops the thread's sampler, drains what is left into `visit`, and recycles the state.
+  void detach(ThreadState* state, SampleVisitor visit, void* context);
+
+  // The live thread whose sampler signals on `fd`, or nullptr. Async-signal-safe.
+  ThreadState* by_fd(int fd) const;
+
+  // Calls `visit` on every live thread under the registry lock.
+  template <typename F>
+  void for_each_live(F&& visit) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (ThreadState* s = live_; s; s = s->next) {
+      visit(*s);
+    }
+  }
+  size_t live_count() const;
+  uint64_t total_attached() const { return attached_.load(std::memory_order_relaxed); }
+
+ private:
+  static constexpr size_t kChunk = 1024;
+  static constexpr size_t kChunks = 1024;  // descriptors up to ~1M
+  using Chunk = std::atomic<ThreadState*>[kChunk];
+
+  void publish_fd(int fd, ThreadState* state);
+
+  mutable std::mutex mutex_;
+  ThreadState* live_ = nullptr;
+  ThreadState* free_ = nullptr;
+  size_t live_count_ = 0;
+  std::atomic<uint64_t> attached_{0};
+  std::atomic<Chunk*> chunks_[kChunks] = {};
+};
+
+}  // namespace coz

@@ -1,0 +1,221 @@
+// perf_event per-thread sampling: RAII descriptor and ring, batch drain (see perf_sampler.h).
+#include "sample/perf_sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+
+namespace coz {
+namespace {
+
+constexpr size_t kDataPages = 8;  // ring size: 32 KiB, room for ~100 samples of depth 32
+constexpr size_t kMaxRecord = 8 + 8 + 8 + 8 * 128;  // header, ip, nr, callchain
+
+// A perf_event descriptor; move-only.
+class EventFd {
+ public:
+  explicit EventFd(int fd = -1) : fd_(fd) {}
+  ~EventFd() {
+    if (fd_ >= 0) {
+      close(fd_);
+    }
+  }
+  EventFd(EventFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  EventFd& operator=(EventFd&&) = delete;
+  EventFd(const EventFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// The mmap'd ring of one event; move-only.
+class Ring {
+ public:
+  Ring() = default;
+  ~Ring() {
+    if (base_ != MAP_FAILED) {
+      munmap(base_, size_);
+    }
+  }
+  Ring(Ring&& o) noexcept : base_(o.base_), size_(o.size_) { o.base_ = MAP_FAILED; }
+  Ring& operator=(Ring&&) = delete;
+  Ring(const Ring&) = delete;
+
+  bool map(int fd) {
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_ = page * (1 + kDataPages);
+    base_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return base_ != MAP_FAILED;
+  }
+  perf_event_mmap_page* header() const { return static_cast<perf_event_mmap_page*>(base_); }
+  const unsigned char* data() const {
+    return static_cast<const unsigned char*>(base_) + header()->data_offset;
+  }
+
+ private:
+  void* base_ = MAP_FAILED;
+  size_t size_ = 0;
+};
+
+class PerfThreadSampler : public ThreadSampler {
+ public:
+  PerfThreadSampler(EventFd fd, Ring ring) : fd_(std::move(fd)), ring_(std::move(ring)) {}
+  ~PerfThreadSampler() override { disable(); }
+
+  void enable() override { ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0); }
+  void disable() override { ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0); }
+  int signal_fd() const override { return fd_.get(); }
+  uint64_t lost() const override { return lost_; }
+
+  size_t drain(SampleVisitor visit, void* context) override {
+    perf_event_mmap_page* h = ring_.header();
+    const unsigned char* data = ring_.data();
+    uint64_t size = h->data_size;
+    uint64_t head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = h->data_tail;
+    size_t visited = 0;
+    alignas(8) unsigned char record[kMaxRecord];
+    while (tail + sizeof(perf_event_header) <= head) {
+      perf_event_header eh;
+      copy_out(data, size, tail, &eh, sizeof eh);
+      if (eh.size < sizeof eh || tail + eh.size > head) {
+        break;
+      }
+      if (eh.type == PERF_RECORD_SAMPLE && eh.size <= kMaxRecord) {
+        copy_out(data, size, tail, record, eh.size);
+        uint64_t* words = reinterpret_cast<uint64_t*>(record + sizeof eh);
+        size_t nwords = (eh.size - sizeof eh) / sizeof(uint64_t);
+        if (nwords >= 2 && 2 + words[1] <= nwords) {
+          Sample s{static_cast<uintptr_t>(words[0]), words + 2,
+                   callers_only(words[0], words + 2, static_cast<size_t>(words[1]))};
+          visit(s, context);
+          visited++;
+        }
+      } else if (eh.type == PERF_RECORD_LOST && eh.size >= sizeof eh + 16) {
+        uint64_t lost_words[2];
+        copy_out(data, size, tail + sizeof eh, lost_words, sizeof lost_words);
+        lost_ += lost_words[1];
+      }
+      tail += eh.size;
+    }
+    __atomic_store_n(&h->data_tail, tail, __ATOMIC_RELEASE);
+    return visited;
+  }
+
+ private:
+  // Compacts a callchain in place to the callers' return addresses: drops the context markers
+  // (PERF_CONTEXT_*) and the leading copy of the sampled ip. Returns the new depth.
+  static size_t callers_only(uint64_t ip, uint64_t* chain, size_t depth) {
+    size_t out = 0;
+    bool skipped_ip = false;
+    for (size_t i = 0; i < depth; i++) {
+      uint64_t a = chain[i];
+      if (a >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+        continue;
+      }
+      if (!skipped_ip && out == 0 && a == ip) {
+        skipped_ip = true;
+        continue;
+      }
+      chain[out++] = a;
+    }
+    return out;
+  }
+
+  static void copy_out(const unsigned char* data, uint64_t size, uint64_t pos, void* out, size_t n) {
+    uint64_t start = pos % size;
+    size_t first = static_cast<size_t>(size - start < n ? size - start : n);
+    memcpy(out, data + start, first);
+    memcpy(static_cast<unsigned char*>(out) + first, data, n - first);
+  }
+
+  EventFd fd_;
+  Ring ring_;
+  uint64_t lost_ = 0;
+};
+
+int read_paranoid() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  int value = -100;
+  in >> value;
+  return in ? value : -100;
+}
+
+}  // namespace
+
+std::string explain_perf_event_error(int err) {
+  std::string what = std::string("perf_event_open failed (") + strerror(err) + ")";
+  if (err == ENOSYS || err == ENOENT || err == EOPNOTSUPP) {
+    return what + ": this kernel has no software perf events; profiling needs CONFIG_PERF_EVENTS";
+  }
+  if (err == EACCES || err == EPERM) {
+    int paranoid = read_paranoid();
+    if (paranoid > 2) {
+      return what + " because kernel.perf_event_paranoid is " + std::to_string(paranoid) +
+             "; allow user-space sampling with: sudo sysctl kernel.perf_event_paranoid=2";
+    }
+    std::string level = paranoid == -100 ? "unknown" : std::to_string(paranoid);
+    return what + " although kernel.perf_event_paranoid is " + level +
+           "; a container or seccomp policy is blocking perf_event_open: allow it (e.g. docker "
+           "--cap-add PERFMON or a seccomp profile permitting perf_event_open)";
+  }
+  if (err == EMFILE || err == ENFILE) {
+    return what + ": out of file descriptors; raise the limit with ulimit -n";
+  }
+  return what;
+}
+
+std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::string* error) {
+  perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.sample_period = settings_.period_ns;
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.exclude_idle = 1;
+  attr.exclude_callchain_kernel = 1;
+  attr.wakeup_events = settings_.batch;
+  attr.sample_max_stack = static_cast<uint16_t>(settings_.max_stack);
+
+  int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0 && errno == EINVAL) {  // kernels before 4.8 lack sample_max_stack
+    attr.sample_max_stack = 0;
+    fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  }
+  if (fd < 0) {
+    *error = explain_perf_event_error(errno);
+    return nullptr;
+  }
+  EventFd event(fd);
+  Ring ring;
+  if (!ring.map(fd)) {
+    *error = std::string("cannot map the perf_event sample buffer (") + strerror(errno) +
+             "); raise kernel.perf_event_mlock_kb or ulimit -l";
+    return nullptr;
+  }
+  if (settings_.signal != 0) {
+    f_owner_ex owner = {F_OWNER_TID, tid};
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) != 0 ||
+        fcntl(fd, F_SETSIG, settings_.signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0) {
+      *error = std::string("cannot route perf_event signals to thread ") + std::to_string(tid) +
+               " (" + strerror(errno) + ")";
+      return nullptr;
+    }
+  }
+  return std::make_unique<PerfThreadSampler>(std::move(event), std::move(ring));
+}
+
+}  // namespace coz

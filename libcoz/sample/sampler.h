@@ -1,0 +1,58 @@
+// The sampler interface: one ThreadSampler per profiled thread, created by a SamplerBackend.
+// The perf_event backend (perf_sampler.h) is the only one today; a POSIX CPU-timer backend for
+// machines that refuse perf_event can implement the same interface.
+//
+// Threading: open_thread() and the destructor run in ordinary context (thread start/exit, start-up,
+// shut-down). drain() is async-signal-safe and runs in the sampled thread's signal handler, or in
+// the exiting thread at shut-down; callers make sure only one thread drains a sampler at a time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace coz {
+
+struct Sample {
+  uintptr_t ip;               // instruction pointer at the sample
+  const uint64_t* callchain;  // callers' return addresses, innermost first (no ip, no markers)
+  size_t depth;
+};
+
+using SampleVisitor = void (*)(const Sample& sample, void* context);
+
+class ThreadSampler {
+ public:
+  virtual ~ThreadSampler() = default;
+  // Starts delivering samples (and the batch signal, if any).
+  virtual void enable() = 0;
+  // Stops sampling; pending samples can still be drained.
+  virtual void disable() = 0;
+  // Visits every pending sample. Returns the number of samples visited.
+  virtual size_t drain(SampleVisitor visit, void* context) = 0;
+  // The descriptor the batch signal reports in si_fd, or -1.
+  virtual int signal_fd() const = 0;
+  // Samples the kernel dropped because the buffer was full.
+  virtual uint64_t lost() const = 0;
+};
+
+struct SamplerSettings {
+  uint64_t period_ns = 1000000;  // one sample per millisecond of thread CPU time
+  uint32_t batch = 10;           // samples per batch signal
+  int signal = 0;                // batch signal; 0 for none
+  uint32_t max_stack = 32;       // callchain depth
+};
+
+class SamplerBackend {
+ public:
+  virtual ~SamplerBackend() = default;
+  virtual const char* name() const = 0;
+  // Opens a sampler for thread `tid` of this process (the caller's own thread or another).
+  // Returns nullptr and sets `error` to a user-facing sentence on failure.
+  virtual std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) = 0;
+};
+
+}  // namespace coz
