@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "commands/preflight.h"
 #include "commands/run_options.h"
@@ -152,6 +153,9 @@ int run_command(const std::vector<std::string>& args) {
       argv.push_back(a.data());
     }
     argv.push_back(nullptr);
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    setenv(env::kExecTime, std::to_string(now.tv_sec * 1000000000ll + now.tv_nsec).c_str(), 1);
     execv(program.path.c_str(), argv.data());
     fprintf(stderr, "coz: error: cannot run %s: %s\n", program.path.c_str(), strerror(errno));
     _exit(errno == ENOENT ? kExitNotFound : kExitNotExecutable);

@@ -211,21 +211,26 @@ struct DebugSession {
     Dwarf_Addr dwarf_bias = 0;
     dwarf = dwfl_module_getdwarf(module, &dwarf_bias);
     if (!dwarf) {
-      if (has_zstd_debug_sections(elf)) {
-        status = DebugInfoStatus::kUnsupported;
-        message = object.path +
-                  " has zstd-compressed debug sections, which this system's libelf cannot read;"
-                  " rebuild with -gz=zlib or -gz=none";
-      } else {
-        status = DebugInfoStatus::kNoDebugInfo;
-        message = object.path + " has no debug information; compile it with -g";
-      }
+      set_missing(object, "no debug information");
       return;
     }
     const char* file = nullptr;
     dwfl_module_info(module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &file);
     debug_file = file ? file : object.path;
     status = DebugInfoStatus::kOk;
+  }
+
+  // Records why no line tables were found: zstd that libelf cannot read, or none at all.
+  void set_missing(const LoadedObject& object, const char* what) {
+    if (has_zstd_debug_sections(elf)) {
+      status = DebugInfoStatus::kUnsupported;
+      message = object.path +
+                " has zstd-compressed debug sections, which this system's libelf cannot read;"
+                " rebuild with -gz=zlib or -gz=none";
+    } else {
+      status = DebugInfoStatus::kNoDebugInfo;
+      message = object.path + " has " + what + "; compile it with -g";
+    }
   }
 
   // Calls visit(cudie) for each compilation unit; stops early when visit returns false.
@@ -268,8 +273,9 @@ DebugProbe probe_debug_info(const LoadedObject& object, const Scope& scope,
     return !probe.source_in_scope;
   });
   if (!any_lines) {
-    probe.status = DebugInfoStatus::kNoDebugInfo;
-    probe.message = object.path + " has no line tables; compile it with -g";
+    session.set_missing(object, "no line tables");
+    probe.status = session.status;
+    probe.message = session.message;
   }
   return probe;
 }
@@ -300,8 +306,9 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
     return true;
   });
   if (units_with_lines == 0) {
-    out->status = DebugInfoStatus::kNoDebugInfo;
-    out->message = object.path + " has no line tables; compile it with -g";
+    session.set_missing(object, "no line tables");
+    out->status = session.status;
+    out->message = session.message;
     return out;
   }
 

@@ -212,8 +212,12 @@ bool parse_record(std::string_view line, Record* out, std::string* message) {
   std::string_view type = line.substr(0, pos);
   out->type = std::string(type);
   out->kind = record_kind_from_type(type);
-  if (type.empty() || type.find('=') != std::string_view::npos) {
-    *message = "a record must start with its type";
+  bool type_ok = !type.empty();
+  for (char c : type) {
+    type_ok = type_ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_');
+  }
+  if (!type_ok) {
+    *message = "a record must start with its type (lowercase letters, digits, '-')";
     return false;
   }
   while (pos != std::string_view::npos) {

@@ -21,6 +21,7 @@ struct Config {
   bool verbose = false;
   bool is_root_process = true;  // the process `coz run` started (not a child it forked or exec'd)
   std::string debug_path;       // extra directories for separate debug files
+  uint64_t exec_ns = 0;         // CLOCK_MONOTONIC just before `coz run` exec'd the program
 
   // Reads the environment. Problems are appended to `errors` as user-facing sentences.
   static Config from_environment(std::vector<std::string>* errors);
@@ -39,6 +40,7 @@ inline constexpr const char* kSampleBatch = "COZ_SAMPLE_BATCH";
 inline constexpr const char* kVerbose = "COZ_VERBOSE";
 inline constexpr const char* kRootPid = "COZ_ROOT_PID";
 inline constexpr const char* kDebugPath = "COZ_DEBUG_PATH";
+inline constexpr const char* kExecTime = "COZ_EXEC_NS";
 }  // namespace env
 
 }  // namespace coz

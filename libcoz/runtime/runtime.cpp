@@ -99,6 +99,9 @@ void Runtime::add_objects_in_scope() {
 
 bool Runtime::start() {
   start_ns_ = platform::monotonic_ns();
+  if (config_.exec_ns == 0 || config_.exec_ns > start_ns_) {
+    config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
+  }
   add_objects_in_scope();
 
   size_t lines_in_scope = 0;
@@ -168,6 +171,14 @@ bool Runtime::start() {
   }
   t_state = self;
   pthread_setspecific(thread_key_, self);
+  // Written before the program runs, so even a run killed at once leaves a profile behind.
+  RecordBuilder startup;
+  startup.begin("startup")
+      .field("time", platform::wall_clock_ns())
+      .field("format", static_cast<uint64_t>(kProfileFormatVersion))
+      .field("pid", static_cast<uint64_t>(getpid()))
+      .field("sampling-period", config_.sampling_period_ns);
+  writer_.write_block(startup);
   active_.store(this, std::memory_order_release);
   attach_existing_threads();
 
@@ -206,16 +217,9 @@ void Runtime::attach_existing_threads() {
 void* Runtime::profiler_main(void* arg) {
   auto* self = static_cast<Runtime*>(arg);
   self->ready_ns_ = platform::monotonic_ns();
-  RecordBuilder startup;
-  startup.begin("startup")
-      .field("time", platform::wall_clock_ns())
-      .field("format", static_cast<uint64_t>(kProfileFormatVersion))
-      .field("pid", static_cast<uint64_t>(getpid()))
-      .field("ready-ns", self->ready_ns_ - self->start_ns_)
-      .field("sampling-period", self->config_.sampling_period_ns);
-  self->writer_.write_block(startup);
-  self->report("profiler ready " + format_ms(self->ready_ns_ - self->start_ns_) +
-                   " after start-up; " + std::to_string(self->lines_.size()) + " lines in scope",
+  self->report("profiler ready " + format_ms(self->ready_ns_ - self->config_.exec_ns) +
+                   " after exec (" + format_ms(self->ready_ns_ - self->start_ns_) +
+                   " in the runtime); " + std::to_string(self->lines_.size()) + " lines in scope",
                false);
   // Experiments run here (a later stage); until then the thread waits for shut-down.
   std::unique_lock<std::mutex> lock(self->profiler_mutex_);

@@ -1,0 +1,171 @@
+// Programs run under the real runtime with `coz run`: samples land on the right lines, threads
+// are sampled wherever they were created, progress points count, and I/O and status pass through.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "record/profile_format.h"
+#include "test_support.h"
+
+namespace coz {
+namespace {
+
+using test::fixture;
+using test::marker_line;
+using test::program_source;
+using test::run_process;
+using test::TempDir;
+
+std::vector<Record> read_records(const std::string& path) {
+  std::vector<Record> records;
+  std::vector<ParseError> errors;
+  EXPECT_TRUE(read_profile(path, &records, &errors)) << path;
+  EXPECT_TRUE(errors.empty()) << errors.size() << " bad lines, first: " << errors[0].message;
+  return records;
+}
+
+std::map<std::string, uint64_t> samples_by_line(const std::vector<Record>& records) {
+  std::map<std::string, uint64_t> out;
+  for (const Record& r : records) {
+    if (r.kind == RecordKind::kSamples) {
+      out[r.text("location")] += r.u64("count");
+    }
+  }
+  return out;
+}
+
+std::string line_name(const char* source, const char* marker) {
+  return program_source(source) + ":" + std::to_string(marker_line(program_source(source), marker));
+}
+
+TEST(CozRun, TwoHotFunctionsGetTheirSamplesInProportion) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("two_hot"), "60"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "done 60 rounds\n");
+  EXPECT_NE(r.err.find("profile written to " + profile), std::string::npos) << r.err;
+
+  std::vector<Record> records = read_records(profile);
+  ASSERT_GE(records.size(), 3u);
+  EXPECT_EQ(records.front().kind, RecordKind::kStartup);
+  EXPECT_GT(records.front().u64("time"), 0u);
+  auto samples = samples_by_line(records);
+  uint64_t total = 0;
+  for (auto& [line, n] : samples) {
+    total += n;
+  }
+  uint64_t a = samples[line_name("two_hot.c", "hot_a")];
+  uint64_t b = samples[line_name("two_hot.c", "hot_b")];
+  ASSERT_GT(total, 100u) << "expected ~1 sample per ms of CPU time";
+  EXPECT_GE(static_cast<double>(a + b), 0.9 * static_cast<double>(total))
+      << "a=" << a << " b=" << b << " total=" << total;
+  ASSERT_GT(b, 0u);
+  double ratio = static_cast<double>(a) / static_cast<double>(b);
+  EXPECT_GT(ratio, 1.4) << "hot_a does twice hot_b's work";
+  EXPECT_LT(ratio, 2.8) << "hot_a does twice hot_b's work";
+
+  bool has_runtime = false;
+  for (const Record& rec : records) {
+    has_runtime = has_runtime || (rec.kind == RecordKind::kRuntime && rec.u64("time") > 0);
+  }
+  EXPECT_TRUE(has_runtime);
+}
+
+TEST(CozRun, RunsAppendToOneProfile) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  for (int i = 0; i < 2; i++) {
+    auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("two_hot"), "3"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  int startups = 0;
+  for (const Record& rec : read_records(profile)) {
+    startups += rec.kind == RecordKind::kStartup;
+  }
+  EXPECT_EQ(startups, 2);
+}
+
+TEST(CozRun, ThreadsAreSampledWhereverTheyStarted) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  // Both the executable and the library whose constructor starts a thread are in scope.
+  auto r = run_process({COZ_TEST_CLI, "run", "-b", "MAIN,%libearly_thread.so", "-o", profile, "---",
+                        fixture("threads")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "threads done\n");
+  auto samples = samples_by_line(read_records(profile));
+  EXPECT_GT(samples[line_name("threads.c", "worker")], 50u) << "threads created by the program";
+  EXPECT_GT(samples[line_name("early_thread.c", "early")], 50u)
+      << "a thread that existed before the runtime's constructor";
+}
+
+TEST(CozRun, SourceScopeKeepsOnlyMatchingFiles) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-b", "MAIN,%libearly_thread.so", "-s", "early_thread.c",
+                        "-o", profile, "---", fixture("threads")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto samples = samples_by_line(read_records(profile));
+  ASSERT_FALSE(samples.empty());
+  for (auto& [line, n] : samples) {
+    EXPECT_NE(line.find("early_thread.c"), std::string::npos) << line;
+  }
+}
+
+TEST(CozRun, HeaderCountersCountEveryVisit) {
+  TempDir dir;
+  auto r = run_process({COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("header_client")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("progress point header progress: 4000 visits"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("latency point header latency: 4000 begins, 4000 ends"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("progress point " + program_source("header_client.c") + ":"), std::string::npos)
+      << "COZ_PROGRESS is named after its file and line: " << r.err;
+}
+
+TEST(CozRun, HeaderMacrosAreNoOpsWithoutTheRuntime) {
+  auto r = run_process({fixture("header_client")});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "header client done\n");
+}
+
+TEST(CozRun, CozBinaryInterfaceIsCompatible) {
+  TempDir dir;
+  auto r = run_process({COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("abi_client")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "runtime found\n");
+  EXPECT_NE(r.err.find("progress point legacy progress: 37 visits"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("latency point legacy latency: 37 begins, 19 ends"), std::string::npos) << r.err;
+  auto plain = run_process({fixture("abi_client")});
+  EXPECT_EQ(plain.out, "runtime absent\n");
+}
+
+TEST(CozRun, PassesThroughStdioAndExitStatus) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("exit_status"), "7"}, "hello\nworld\n");
+  EXPECT_EQ(r.status, 7);
+  EXPECT_EQ(r.out, "hello\nworld\n");
+  EXPECT_NE(r.err.find("to stderr\n"), std::string::npos);
+}
+
+TEST(CozRun, KilledProgramGives128PlusSignalAndKeepsTheProfile) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("exit_status"), "9", "signal"});
+  EXPECT_EQ(r.status, 128 + 9);
+  std::vector<Record> records = read_records(profile);
+  ASSERT_FALSE(records.empty()) << "the startup record was already written";
+  EXPECT_EQ(records.front().kind, RecordKind::kStartup);
+}
+
+TEST(CozRun, AcceptsDoubleDashAndTheProgramOnPath) {
+  TempDir dir;
+  std::string path = std::string(COZ_TEST_FIXTURES) + ":" + getenv("PATH");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "--", "exit_status", "0"}, "",
+                       {{"PATH", path}});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace coz

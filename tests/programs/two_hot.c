@@ -1,0 +1,31 @@
+/* Two hot functions on known lines, the first doing twice the work of the second. The loop body
+ * is a dependent multiply chain, so its cost per iteration does not depend on code alignment. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coz.h"
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) static unsigned long hot_a(unsigned long n, unsigned long v) {
+  for (unsigned long i = 0; i < n; i++) v = v * 2654435761ul + i; /* LINE:hot_a */
+  return v;
+}
+
+__attribute__((noinline)) static unsigned long hot_b(unsigned long n, unsigned long v) {
+  for (unsigned long i = 0; i < n; i++) v = v * 2654435761ul + i; /* LINE:hot_b */
+  return v;
+}
+
+int main(int argc, char** argv) {
+  int rounds = argc > 1 ? atoi(argv[1]) : 100;
+  unsigned long v = 1;
+  for (int r = 0; r < rounds; r++) {
+    v = hot_a(4000000, v);
+    v = hot_b(2000000, v);
+    COZ_PROGRESS_NAMED("round");
+  }
+  sink = v;
+  printf("done %d rounds\n", rounds);
+  return 0;
+}

@@ -1,0 +1,92 @@
+// `coz run` option parsing: every option, both separators, and one-line errors for bad values.
+#include "commands/run_options.h"
+
+#include <gtest/gtest.h>
+
+namespace coz::cli {
+namespace {
+
+RunOptions parse_ok(const std::vector<std::string>& args) {
+  RunOptions o;
+  std::string error;
+  EXPECT_TRUE(parse_run_options(args, &o, &error)) << error;
+  return o;
+}
+
+std::string parse_error(const std::vector<std::string>& args) {
+  RunOptions o;
+  std::string error;
+  EXPECT_FALSE(parse_run_options(args, &o, &error));
+  EXPECT_EQ(error.find('\n'), std::string::npos) << "errors are one line";
+  return error;
+}
+
+TEST(RunOptions, Defaults) {
+  RunOptions o = parse_ok({"---", "./prog", "a", "--b"});
+  EXPECT_EQ(o.command, (std::vector<std::string>{"./prog", "a", "--b"}));
+  EXPECT_EQ(o.output, "profile.coz");
+  EXPECT_EQ(o.sampling_period_ns, 1000000u);
+  EXPECT_EQ(o.fixed_speedup, -1);
+  EXPECT_FALSE(o.end_to_end);
+  EXPECT_TRUE(o.binary_scope.empty());
+}
+
+TEST(RunOptions, EveryOption) {
+  RunOptions o = parse_ok({"-b", "MAIN,%libx%", "--binary-scope=%liby%", "-s", "%/src/%", "-o", "out.coz",
+                           "--end-to-end", "--fixed-line", "main.c:42", "--fixed-speedup", "35",
+                           "--sampling-period", "500us", "-v", "--", "prog"});
+  EXPECT_EQ(o.binary_scope, (std::vector<std::string>{"MAIN", "%libx%", "%liby%"}));
+  EXPECT_EQ(o.source_scope, (std::vector<std::string>{"%/src/%"}));
+  EXPECT_EQ(o.output, "out.coz");
+  EXPECT_TRUE(o.end_to_end);
+  EXPECT_EQ(o.fixed_line, "main.c:42");
+  EXPECT_EQ(o.fixed_speedup, 35);
+  EXPECT_EQ(o.sampling_period_ns, 500000u);
+  EXPECT_TRUE(o.verbose);
+  EXPECT_EQ(o.command, (std::vector<std::string>{"prog"}));
+}
+
+TEST(RunOptions, Help) { EXPECT_TRUE(parse_ok({"--help"}).help); }
+
+TEST(RunOptions, MalformedValues) {
+  EXPECT_NE(parse_error({"--fixed-speedup", "150", "---", "p"}).find("0 to 100"), std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-speedup", "abc", "---", "p"}).find("--fixed-speedup"), std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-speedup=-5", "---", "p"}).find("0 to 100"), std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-line", "main.c", "---", "p"}).find("FILE:LINE"), std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-line", "main.c:0", "---", "p"}).find("FILE:LINE"), std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-line", "main.c:4x", "---", "p"}).find("FILE:LINE"), std::string::npos);
+  EXPECT_NE(parse_error({"--sampling-period", "1", "---", "p"}).find("10us"), std::string::npos);
+  EXPECT_NE(parse_error({"--sampling-period", "5parsecs", "---", "p"}).find("duration"), std::string::npos);
+  EXPECT_NE(parse_error({"-o", "---", "p"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(parse_error({"-b", ",", "---", "p"}).find("pattern"), std::string::npos);
+  EXPECT_NE(parse_error({"--end-to-end=yes", "---", "p"}).find("takes no value"), std::string::npos);
+  EXPECT_NE(parse_error({"--frobnicate", "---", "p"}).find("unknown option --frobnicate"), std::string::npos);
+}
+
+TEST(RunOptions, MissingProgramOrSeparator) {
+  EXPECT_NE(parse_error({}).find("no program"), std::string::npos);
+  EXPECT_NE(parse_error({"---"}).find("no program"), std::string::npos);
+  EXPECT_NE(parse_error({"./prog"}).find("---"), std::string::npos);
+}
+
+TEST(ParseDuration, UnitsAndPlainNanoseconds) {
+  uint64_t ns = 0;
+  EXPECT_TRUE(parse_duration_ns("750us", &ns));
+  EXPECT_EQ(ns, 750000u);
+  EXPECT_TRUE(parse_duration_ns("1ms", &ns));
+  EXPECT_EQ(ns, 1000000u);
+  EXPECT_TRUE(parse_duration_ns("2.5ms", &ns));
+  EXPECT_EQ(ns, 2500000u);
+  EXPECT_TRUE(parse_duration_ns("1s", &ns));
+  EXPECT_EQ(ns, 1000000000u);
+  EXPECT_TRUE(parse_duration_ns("1234", &ns));
+  EXPECT_EQ(ns, 1234u);
+  EXPECT_FALSE(parse_duration_ns("-1ms", &ns));
+  EXPECT_FALSE(parse_duration_ns("ms", &ns));
+  EXPECT_FALSE(parse_duration_ns("1 ms", &ns));
+  EXPECT_FALSE(parse_duration_ns("1e30s", &ns));
+  EXPECT_FALSE(parse_duration_ns("nan", &ns));
+}
+
+}  // namespace
+}  // namespace coz::cli
