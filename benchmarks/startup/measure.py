@@ -34,7 +34,7 @@ def debug_megabytes(path):
                if len(f) >= 2 and f[0].startswith(".debug")) / 1e6
 
 def main():
-    work, our_coz = sys.argv[1], sys.argv[2]
+    work, our_coz = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     big, big3 = os.path.join(work, "big"), os.path.join(work, "big_dwarf3")
     scratch = tempfile.mkdtemp()
     profile = os.path.join(scratch, "bench.coz")
