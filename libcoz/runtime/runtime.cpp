@@ -208,7 +208,7 @@ void Runtime::attach_existing_threads() {
     }
     std::string error;
     if (!threads_.attach(tid, backend_.get(), &error)) {
-      report("cannot sample thread " + std::to_string(tid) + ": " + error, false);
+      note_unsampled_thread(error);
     }
   }
   closedir(dir);
@@ -235,11 +235,19 @@ void Runtime::on_thread_start() {
   std::string error;
   ThreadState* state = threads_.attach(platform::current_tid(), backend_.get(), &error);
   if (!state) {
-    report("cannot sample a new thread: " + error, false);
+    note_unsampled_thread(error);
     return;
   }
   t_state = state;
   pthread_setspecific(thread_key_, state);
+}
+
+void Runtime::note_unsampled_thread(const std::string& error) {
+  if (unsampled_threads_.fetch_add(1) == 0) {
+    std::lock_guard<std::mutex> lock(dlopen_mutex_);
+    unsampled_reason_ = error;
+  }
+  report("cannot sample a thread: " + error, false);
 }
 
 void Runtime::on_thread_exit(ThreadState* state) {
@@ -276,7 +284,16 @@ void Runtime::count_sample(const Sample& sample, void* arg) {
   auto* self = static_cast<Runtime*>(arg);
   self->total_samples_.fetch_add(1, std::memory_order_relaxed);
   const AddressRange* range = self->map_.lookup(sample.ip);
-  // Outside scope: charge the innermost in-scope caller (return address - 1 is the call).
+  // Outside scope: charge the innermost in-scope call site. Library code often has no frame
+  // pointers, so the callchain skips its caller; the top of the stack holds the return address
+  // into it, so look there first for a word that returns just after an in-scope call.
+  for (size_t i = 0; !range && i < sample.stack_words; i++) {
+    uintptr_t ret = static_cast<uintptr_t>(sample.stack[i]);
+    const AddressRange* r = self->map_.lookup(ret - 1);
+    if (r && ret - r->lo >= 5 && platform::follows_call(ret)) {
+      range = r;
+    }
+  }
   for (size_t i = 0; !range && i < sample.depth; i++) {
     range = self->map_.lookup(static_cast<uintptr_t>(sample.callchain[i]) - 1);
   }
@@ -336,6 +353,13 @@ void Runtime::shutdown() {
            total, in_scope, threads_.total_attached(),
            format_ms(platform::monotonic_ns() - start_ns_).c_str(), config_.output.c_str());
   report(line, false);
+  if (uint64_t missed = unsampled_threads_.load()) {
+    std::lock_guard<std::mutex> lock(dlopen_mutex_);
+    report("warning: " + std::to_string(missed) + " of " +
+               std::to_string(missed + threads_.total_attached()) +
+               " threads were not sampled, so the profile misses their work: " + unsampled_reason_,
+           true);
+  }
   points_.for_each([this](const ProgressPoint& p) {
     if (p.is_latency) {
       report("latency point " + p.name + ": " + std::to_string(p.read(p.begin)) + " begins, " +

@@ -62,6 +62,7 @@ class Runtime {
   void write_final_records();
   void attach_existing_threads();
   void report(const std::string& message, bool always) const;
+  void note_unsampled_thread(const std::string& error);
 
   static std::atomic<Runtime*> active_;
 
@@ -86,6 +87,8 @@ class Runtime {
   uint64_t ready_ns_ = 0;          // monotonic, when the profiler thread began running
   std::atomic<uint64_t> total_samples_{0};
   std::atomic<uint64_t> in_scope_samples_{0};
+  std::atomic<uint64_t> unsampled_threads_{0};  // threads whose sampler could not be opened
+  std::string unsampled_reason_;                 // the first such failure (under dlopen_mutex_)
   std::atomic<bool> shut_down_{false};
 };
 

@@ -1,6 +1,8 @@
 // perf_event per-thread sampling: RAII descriptor and ring, batch drain (see perf_sampler.h).
 #include "sample/perf_sampler.h"
 
+#include "platform.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -16,8 +18,12 @@
 namespace coz {
 namespace {
 
-constexpr size_t kDataPages = 8;  // ring size: 32 KiB, room for ~100 samples of depth 32
-constexpr size_t kMaxRecord = 8 + 8 + 8 + 8 * 128;  // header, ip, nr, callchain
+// Ring sizes to try, in pages of data. 64 KiB holds ~25 samples with a 2 KiB stack copy and 32
+// frames. Unprivileged users may lock only kernel.perf_event_mlock_kb per CPU plus ulimit -l for
+// all their rings, so threads beyond that get smaller rings (and may lose samples) rather than none.
+constexpr size_t kDataPages[] = {16, 4, 1};
+// header, ip, nr, callchain, regs abi + sp, stack size + data + dyn size
+constexpr size_t kMaxRecord = 8 + 8 + 8 + 8 * 128 + 16 + 8 + 4096 + 8;
 
 // A perf_event descriptor; move-only.
 class EventFd {
@@ -50,9 +56,9 @@ class Ring {
   Ring& operator=(Ring&&) = delete;
   Ring(const Ring&) = delete;
 
-  bool map(int fd) {
+  bool map(int fd, size_t data_pages) {
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    size_ = page * (1 + kDataPages);
+    size_ = page * (1 + data_pages);
     base_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     return base_ != MAP_FAILED;
   }
@@ -92,11 +98,9 @@ class PerfThreadSampler : public ThreadSampler {
       }
       if (eh.type == PERF_RECORD_SAMPLE && eh.size <= kMaxRecord) {
         copy_out(data, size, tail, record, eh.size);
-        uint64_t* words = reinterpret_cast<uint64_t*>(record + sizeof eh);
-        size_t nwords = (eh.size - sizeof eh) / sizeof(uint64_t);
-        if (nwords >= 2 && 2 + words[1] <= nwords) {
-          Sample s{static_cast<uintptr_t>(words[0]), words + 2,
-                   callers_only(words[0], words + 2, static_cast<size_t>(words[1]))};
+        Sample s;
+        if (parse_sample(reinterpret_cast<uint64_t*>(record + sizeof eh),
+                         (eh.size - sizeof eh) / sizeof(uint64_t), &s)) {
           visit(s, context);
           visited++;
         }
@@ -112,6 +116,38 @@ class PerfThreadSampler : public ThreadSampler {
   }
 
  private:
+  // Decodes a sample laid out as PERF_SAMPLE_IP | CALLCHAIN | REGS_USER (sp) | STACK_USER.
+  static bool parse_sample(uint64_t* w, size_t n, Sample* out) {
+    if (n < 2 || 2 + w[1] > n) {
+      return false;
+    }
+    size_t depth = static_cast<size_t>(w[1]);
+    out->ip = static_cast<uintptr_t>(w[0]);
+    out->callchain = w + 2;
+    size_t pos = 2 + depth;
+    out->depth = callers_only(w[0], w + 2, depth);
+    out->stack = nullptr;
+    out->stack_words = 0;
+    if (pos >= n) {
+      return true;
+    }
+    uint64_t abi = w[pos++];
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+      pos++;  // the stack pointer itself: the stack copy starts there
+    }
+    if (pos >= n) {
+      return true;
+    }
+    uint64_t stack_size = w[pos++];
+    if (stack_size == 0 || pos + stack_size / 8 + 1 > n) {
+      return true;
+    }
+    uint64_t dyn_size = w[pos + stack_size / 8];  // bytes actually copied
+    out->stack = w + pos;
+    out->stack_words = static_cast<size_t>((dyn_size < stack_size ? dyn_size : stack_size) / 8);
+    return true;
+  }
+
   // Compacts a callchain in place to the callers' return addresses: drops the context markers
   // (PERF_CONTEXT_*) and the leading copy of the sampled ip. Returns the new depth.
   static size_t callers_only(uint64_t ip, uint64_t* chain, size_t depth) {
@@ -182,6 +218,11 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
   attr.sample_period = settings_.period_ns;
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  if (settings_.stack_bytes > 0) {
+    attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.sample_regs_user = 1ull << platform::kPerfRegStackPointer;
+    attr.sample_stack_user = settings_.stack_bytes & ~7u;
+  }
   attr.disabled = 1;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
@@ -201,7 +242,13 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
   }
   EventFd event(fd);
   Ring ring;
-  if (!ring.map(fd)) {
+  bool mapped = false;
+  for (size_t pages : kDataPages) {
+    if ((mapped = ring.map(fd, pages)) || (errno != EPERM && errno != ENOMEM)) {
+      break;
+    }
+  }
+  if (!mapped) {
     *error = std::string("cannot map the perf_event sample buffer (") + strerror(errno) +
              "); raise kernel.perf_event_mlock_kb or ulimit -l";
     return nullptr;

@@ -20,6 +20,8 @@ struct Sample {
   uintptr_t ip;               // instruction pointer at the sample
   const uint64_t* callchain;  // callers' return addresses, innermost first (no ip, no markers)
   size_t depth;
+  const uint64_t* stack;  // words of the user stack from the stack pointer up (may be empty)
+  size_t stack_words;
 };
 
 using SampleVisitor = void (*)(const Sample& sample, void* context);
@@ -44,6 +46,7 @@ struct SamplerSettings {
   uint32_t batch = 10;           // samples per batch signal
   int signal = 0;                // batch signal; 0 for none
   uint32_t max_stack = 32;       // callchain depth
+  uint32_t stack_bytes = 2048;   // user stack copied with each sample, for leaf library code
 };
 
 class SamplerBackend {

@@ -100,6 +100,33 @@ TEST(CozRun, ThreadsAreSampledWhereverTheyStarted) {
       << "a thread that existed before the runtime's constructor";
 }
 
+TEST(CozRun, LibraryTimeIsChargedToTheCallingLine) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("lib_calls")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto samples = samples_by_line(read_records(profile));
+  uint64_t total = 0;
+  for (auto& [line, n] : samples) {
+    total += n;
+  }
+  uint64_t at_call = samples[line_name("lib_calls.c", "memset")];
+  ASSERT_GT(total, 50u);
+  EXPECT_GE(static_cast<double>(at_call), 0.8 * static_cast<double>(total))
+      << at_call << " of " << total << " samples on the memset call";
+}
+
+TEST(CozRun, DlopenedLibraryInScopeIsProfiled) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-b", "MAIN,%libhot_lib.so", "-o", profile, "---",
+                        fixture("dlopen_main"), fixture("libhot_lib.so")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "spun 1\n");
+  auto samples = samples_by_line(read_records(profile));
+  EXPECT_GT(samples[line_name("hot_lib.c", "hot_lib")], 100u);
+}
+
 TEST(CozRun, SourceScopeKeepsOnlyMatchingFiles) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
