@@ -13,10 +13,6 @@
 #ifndef COZ_H
 #define COZ_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,14 +36,21 @@ typedef coz_counter_t* (*coz_get_counter_t)(int, const char*);
 /* Weak so that programs never need -ldl; null when no libdl/libc provides it. */
 void* dlsym(void* handle, const char* symbol) __attribute__((weak));
 
+/* RTLD_DEFAULT is only visible with _GNU_SOURCE; its value is the null handle on Linux. */
+#ifdef RTLD_DEFAULT
+#define COZ_RTLD_DEFAULT_ RTLD_DEFAULT
+#else
+#define COZ_RTLD_DEFAULT_ ((void*)0)
+#endif
+
 /* Marks "looked up, runtime absent" so the lookup is not repeated. Never dereferenced. */
 #define COZ_ABSENT_COUNTER_ ((coz_counter_t*)(uintptr_t)1)
 
 static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
   coz_get_counter_t get = 0;
   if (dlsym) {
-    void* p = dlsym(RTLD_DEFAULT, "_coz_get_counter");
-    /* Copy through a union-free cast that keeps -pedantic quiet about object/function pointers. */
+    void* p = dlsym(COZ_RTLD_DEFAULT_, "_coz_get_counter");
+    /* memcpy, not a cast: ISO C forbids converting object pointers to function pointers. */
     __builtin_memcpy(&get, &p, sizeof(p));
   }
   coz_counter_t* c = get ? get(type, name) : 0;

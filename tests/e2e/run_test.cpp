@@ -150,6 +150,25 @@ TEST(CozRun, HeaderCountersCountEveryVisit) {
       << "COZ_PROGRESS is named after its file and line: " << r.err;
 }
 
+TEST(CozRun, HeaderWorksFromCpp) {
+  TempDir dir;
+  auto r = run_process({COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("header_client_cpp")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("progress point cpp progress: 250 visits"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("latency point cpp latency: 250 begins, 250 ends"), std::string::npos) << r.err;
+}
+
+TEST(CozRun, ProgramsBuiltWithDebiansCozHeaderWork) {
+  std::string program = fixture("debian_header_client");
+  if (access(program.c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "coz-profiler's /usr/include/coz.h was not installed at build time";
+  }
+  TempDir dir;
+  auto r = run_process({COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", program});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("progress point debian progress: 21 visits"), std::string::npos) << r.err;
+}
+
 TEST(CozRun, HeaderMacrosAreNoOpsWithoutTheRuntime) {
   auto r = run_process({fixture("header_client")});
   EXPECT_EQ(r.status, 0);
