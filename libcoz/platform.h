@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,15 +40,26 @@ inline constexpr int kPerfRegStackPointer = 31;
 #error "coz: add this CPU's perf_event stack-pointer register number"
 #endif
 
+// Copies `n` bytes at `addr` in this process into `out`, or returns false if they are not
+// mapped (a library may have been unloaded since the address was seen). Never faults.
+inline bool read_memory(uintptr_t addr, void* out, size_t n) {
+  iovec local = {out, n};
+  iovec remote = {reinterpret_cast<void*>(addr), n};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+}
+
 // True when the instruction just before `addr` is a call, i.e. `addr` can be a return address.
-// Reads code memory: only call it for addresses inside a mapped, executable object.
 inline bool follows_call(uintptr_t addr) {
 #if defined(__x86_64__)
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(addr);
+  unsigned char code[8];
+  if (addr < sizeof code || !read_memory(addr - sizeof code, code, sizeof code)) {
+    return false;
+  }
+  const unsigned char* p = code + sizeof code;  // p[-k] is the byte k before addr
   if (p[-5] == 0xE8) {
     return true;  // call rel32
   }
-  // call r/m64: FF /2, 2 to 7 bytes long (ModRM, optional SIB and displacement, optional REX).
+  // call r/m64: FF /2, 2 to 7 bytes long (ModRM, optional SIB and displacement).
   for (int len = 2; len <= 7; len++) {
     const unsigned char* op = p - len;
     if (op[0] == 0xFF && ((op[1] >> 3) & 7) == 2) {
@@ -57,7 +69,9 @@ inline bool follows_call(uintptr_t addr) {
   return false;
 #elif defined(__aarch64__)
   uint32_t insn;
-  memcpy(&insn, reinterpret_cast<const void*>(addr - 4), sizeof insn);
+  if (!read_memory(addr - 4, &insn, sizeof insn)) {
+    return false;
+  }
   return (insn & 0xFC000000u) == 0x94000000u ||  // BL
          (insn & 0xFFFFFC1Fu) == 0xD63F0000u;    // BLR
 #endif

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +57,20 @@ void forward_signal(int sig) {
   if (g_child > 0) {
     kill(g_child, sig);
   }
+}
+
+// Dies of the signal that killed the program, so a calling shell sees the same fate (bash stops
+// a loop on a child killed by SIGINT, not on one that exited 130). No core dump of coz itself.
+void die_like(int sig) {
+  fflush(nullptr);
+  rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
 }
 
 }  // namespace
@@ -116,12 +131,27 @@ int run_command(const std::vector<std::string>& args) {
   }
 
   off_t size_before = file_size(output);
+  // Ctrl-C and friends reach the whole process group; let the program decide what to do and
+  // report its fate. Termination requests sent to coz alone are passed on. Installed before the
+  // fork so no request can fall in between.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  signal(SIGTERM, forward_signal);
+  signal(SIGHUP, forward_signal);
   fflush(nullptr);
   pid_t child = fork();
   if (child < 0) {
     return fail(std::string("cannot start the program: ") + strerror(errno), kExitCannotProfile);
   }
   if (child == 0) {
+    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) {
+      signal(sig, SIG_DFL);
+    }
+    // Settings left in the environment by the user or an outer `coz run` must not leak in.
+    for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kEndToEnd, env::kFixedLine,
+                            env::kFixedSpeedup, env::kSampleBatch, env::kVerbose}) {
+      unsetenv(key);
+    }
     std::string preload = runtime;
     if (const char* old = getenv("LD_PRELOAD"); old && *old) {
       preload += ":" + std::string(old);
@@ -157,30 +187,28 @@ int run_command(const std::vector<std::string>& args) {
     clock_gettime(CLOCK_MONOTONIC, &now);
     setenv(env::kExecTime, std::to_string(now.tv_sec * 1000000000ll + now.tv_nsec).c_str(), 1);
     execv(program.path.c_str(), argv.data());
-    fprintf(stderr, "coz: error: cannot run %s: %s\n", program.path.c_str(), strerror(errno));
-    _exit(errno == ENOENT ? kExitNotFound : kExitNotExecutable);
+    int err = errno;
+    fprintf(stderr, "coz: error: cannot run %s: %s\n", program.path.c_str(), strerror(err));
+    _exit(err == ENOENT ? kExitNotFound : kExitNotExecutable);
   }
 
-  // Ctrl-C and friends reach the whole process group; let the program decide what to do and
-  // report its fate. Termination requests sent to coz alone are passed on.
   g_child = child;
-  signal(SIGINT, SIG_IGN);
-  signal(SIGQUIT, SIG_IGN);
-  signal(SIGTERM, forward_signal);
-  signal(SIGHUP, forward_signal);
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) {
       return fail(std::string("lost track of the program: ") + strerror(errno), kExitCannotProfile);
     }
   }
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
   if (file_size(output) > size_before) {
     fprintf(stderr, "coz: profile written to %s\n", output.c_str());
   } else {
     fprintf(stderr, "coz: no profile was written to %s (see the messages above)\n", output.c_str());
   }
-  return code;
+  if (WIFSIGNALED(status)) {
+    die_like(WTERMSIG(status));
+    return 128 + WTERMSIG(status);
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 }  // namespace coz::cli

@@ -1,6 +1,6 @@
-// Interposed functions: thread creation (to sample every thread) and dlopen (to map libraries that
-// load later). Each hook forwards to the real function and tells the runtime, if one is active.
-#include <dlfcn.h>
+// Interposed functions: thread creation, to sample every thread. Each hook forwards to the real
+// function and tells the runtime, if one is active. (dlopen is deliberately not interposed: glibc
+// resolves $ORIGIN and RUNPATH relative to dlopen's caller; the profiler thread polls instead.)
 #include <pthread.h>
 
 #include <new>
@@ -46,26 +46,6 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
     delete start;
   }
   return rc;
-}
-
-__attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
-  void* handle = real().dlopen(file, mode);
-  if (handle) {
-    if (Runtime* rt = Runtime::active()) {
-      rt->on_dlopen();
-    }
-  }
-  return handle;
-}
-
-__attribute__((visibility("default"))) void* dlmopen(Lmid_t lmid, const char* file, int mode) {
-  void* handle = real().dlmopen(lmid, file, mode);
-  if (handle) {
-    if (Runtime* rt = Runtime::active()) {
-      rt->on_dlopen();
-    }
-  }
-  return handle;
 }
 
 }  // extern "C"

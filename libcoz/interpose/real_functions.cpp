@@ -29,8 +29,6 @@ void resolve(T* slot, const char* name) {
 const RealFunctions& real() {
   if (!g_resolved.load(std::memory_order_acquire)) {
     resolve(&g_real.pthread_create, "pthread_create");
-    resolve(&g_real.dlopen, "dlopen");
-    resolve(&g_real.dlmopen, "dlmopen");
     g_resolved.store(true, std::memory_order_release);
   }
   return g_real;

@@ -10,8 +10,6 @@ namespace coz {
 
 struct RealFunctions {
   int (*pthread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
-  void* (*dlopen)(const char*, int);
-  void* (*dlmopen)(Lmid_t, const char*, int);
 };
 
 // The table, resolved on first call.

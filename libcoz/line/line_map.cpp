@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -20,11 +21,12 @@ namespace {
 constexpr uint32_t kElfCompressZstd = 2;  // ELFCOMPRESS_ZSTD, absent from older elf.h
 
 struct ExecSegment {
-  uintptr_t lo, hi;  // link-time addresses
+  uintptr_t lo, hi;
 };
 
-// Executable PT_LOAD segments: line ranges outside them belong to discarded code.
-std::vector<ExecSegment> exec_segments(Elf* elf) {
+// Executable PT_LOAD segments at runtime addresses: line ranges outside them belong to
+// discarded code.
+std::vector<ExecSegment> exec_segments(Elf* elf, uintptr_t bias) {
   std::vector<ExecSegment> out;
   size_t n = 0;
   if (elf_getphdrnum(elf, &n) != 0) {
@@ -33,7 +35,7 @@ std::vector<ExecSegment> exec_segments(Elf* elf) {
   for (size_t i = 0; i < n; i++) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-      out.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_memsz});
+      out.push_back({ph.p_vaddr + bias, ph.p_vaddr + ph.p_memsz + bias});
     }
   }
   return out;
@@ -96,30 +98,52 @@ std::string normalize_path(const char* raw) {
   return out.empty() ? std::string(in) : out;
 }
 
-// Appends one CU's line table to `ranges` (link-time addresses, in-scope lines only).
+// Turns CU line tables into in-scope ranges at runtime addresses. libdw keeps each sequence's
+// rows together, in address order, ending with an end_sequence row. A sequence whose first
+// address is outside every executable segment belongs to code the linker discarded (its
+// addresses are 0 or a tombstone), so all of it is dropped; ranges are clipped to their segment.
 class RangeCollector {
  public:
-  RangeCollector(const Scope& scope, LineTable* table) : scope_(scope), table_(table) {}
+  RangeCollector(const Scope& scope, LineTable* table, std::vector<ExecSegment> segments,
+                 uintptr_t bias)
+      : scope_(scope), table_(table), segments_(std::move(segments)), bias_(bias) {}
 
   void add_cu(Dwarf_Lines* lines, size_t count, std::vector<AddressRange>* ranges) {
+    const ExecSegment* segment = nullptr;  // of the current sequence; null: skip the sequence
+    bool sequence_start = true;
     for (size_t i = 0; i + 1 < count; i++) {
       Dwarf_Line* l = dwarf_onesrcline(lines, i);
       bool end = false;
       Dwarf_Addr addr = 0, next = 0;
+      if (!l || dwarf_lineendsequence(l, &end) != 0 || dwarf_lineaddr(l, &addr) != 0) {
+        continue;
+      }
+      if (end) {
+        sequence_start = true;
+        continue;
+      }
+      uintptr_t lo = static_cast<uintptr_t>(addr) + bias_;
+      if (sequence_start) {
+        sequence_start = false;
+        segment = segment_of(lo);
+      }
       int number = 0;
-      if (!l || dwarf_lineendsequence(l, &end) != 0 || end || dwarf_lineaddr(l, &addr) != 0 ||
-          dwarf_lineaddr(dwarf_onesrcline(lines, i + 1), &next) != 0 || next <= addr ||
+      if (!segment || dwarf_lineaddr(dwarf_onesrcline(lines, i + 1), &next) != 0 ||
           dwarf_lineno(l, &number) != 0 || number <= 0) {
+        continue;
+      }
+      uintptr_t hi = std::min<uintptr_t>(static_cast<uintptr_t>(next) + bias_, segment->hi);
+      if (hi <= lo) {
         continue;
       }
       SourceLine* line = resolve(l, static_cast<uint32_t>(number));
       if (!line) {
         continue;
       }
-      if (!ranges->empty() && ranges->back().line == line && ranges->back().hi == addr) {
-        ranges->back().hi = next;  // extend the previous range of the same line
+      if (!ranges->empty() && ranges->back().line == line && ranges->back().hi == lo) {
+        ranges->back().hi = hi;  // extend the previous range of the same line
       } else {
-        ranges->push_back({addr, next, line});
+        ranges->push_back({lo, hi, line});
       }
     }
   }
@@ -151,8 +175,19 @@ class RangeCollector {
     return line;
   }
 
+  const ExecSegment* segment_of(uintptr_t addr) const {
+    for (const ExecSegment& seg : segments_) {
+      if (addr >= seg.lo && addr < seg.hi) {
+        return &seg;
+      }
+    }
+    return nullptr;
+  }
+
   const Scope& scope_;
   LineTable* table_;
+  std::vector<ExecSegment> segments_;  // runtime addresses
+  uintptr_t bias_;                     // DWARF address -> runtime address
   std::unordered_map<const char*, const std::string*> files_;  // libdw's names are stable
   std::unordered_map<uint64_t, SourceLine*> seen_;
 };
@@ -174,6 +209,43 @@ const AddressRange* ObjectLines::lookup(uintptr_t addr) const {
 
 namespace {
 
+// Finds a separate debug file on this machine only: by build id under each absolute directory
+// of the search path (.build-id/xx/rest.debug), then by .gnu_debuglink next to the object, in its
+// .debug/ subdirectory, and under each absolute directory. Unlike elfutils' standard callback it
+// never asks a debuginfod server: a profiler must not reach for the network at start-up.
+int find_local_debuginfo(Dwfl_Module* module, void** userdata, const char* modname, Dwarf_Addr base,
+                         const char* file_name, const char* debuglink, GElf_Word crc,
+                         char** debuginfo_file_name) {
+  int fd = dwfl_build_id_find_debuginfo(module, userdata, modname, base, file_name, debuglink, crc,
+                                        debuginfo_file_name);
+  if (fd >= 0 || !debuglink || !file_name) {
+    return fd;
+  }
+  std::string file(file_name);
+  std::string dir = file.substr(0, file.rfind('/') == std::string::npos ? 0 : file.rfind('/'));
+  std::vector<std::string> candidates = {dir + "/" + debuglink, dir + "/.debug/" + debuglink};
+  const char* search = static_cast<const char*>(*userdata);  // set by DebugSession
+  for (std::string_view rest(search ? search : ""); !rest.empty();) {
+    size_t colon = rest.find(':');
+    std::string_view root = rest.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (!root.empty() && root[0] == '/') {
+      candidates.push_back(std::string(root) + dir + "/" + debuglink);
+    }
+  }
+  for (const std::string& c : candidates) {
+    if (c == file) {
+      continue;
+    }
+    fd = open(c.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      *debuginfo_file_name = strdup(c.c_str());
+      return fd;
+    }
+  }
+  return -1;
+}
+
 // An object opened with elfutils, with its DWARF found (or the reason it was not).
 struct DebugSession {
   std::string search;  // elfutils keeps a pointer to the search path for the Dwfl's lifetime
@@ -181,7 +253,9 @@ struct DebugSession {
   Dwfl_Callbacks callbacks = {};
   std::unique_ptr<Dwfl, void (*)(Dwfl*)> dwfl{nullptr, dwfl_end};
   Elf* elf = nullptr;
+  GElf_Addr elf_bias = 0;      // runtime address = ELF address + elf_bias
   Dwarf* dwarf = nullptr;
+  Dwarf_Addr dwarf_bias = 0;   // runtime address = DWARF address + dwarf_bias
   DebugInfoStatus status = DebugInfoStatus::kCannotOpen;
   std::string message;
   std::string debug_file;
@@ -190,7 +264,7 @@ struct DebugSession {
     search = (debug_path.empty() ? "" : debug_path + ":") + ":.debug:/usr/lib/debug";
     search_ptr = search.data();
     callbacks.find_elf = dwfl_build_id_find_elf;
-    callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks.find_debuginfo = find_local_debuginfo;
     callbacks.section_address = dwfl_offline_section_address;
     callbacks.debuginfo_path = &search_ptr;
     dwfl.reset(dwfl_begin(&callbacks));
@@ -202,13 +276,16 @@ struct DebugSession {
     Dwfl_Module* module = dwfl_report_elf(dwfl.get(), object.path.c_str(), object.path.c_str(),
                                           -1, object.bias, true);
     dwfl_report_end(dwfl.get(), nullptr, nullptr);
-    GElf_Addr elf_bias = 0;
+    if (module) {
+      void** userdata = nullptr;
+      dwfl_module_info(module, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+      *userdata = search.data();  // for find_local_debuginfo
+    }
     elf = module ? dwfl_module_getelf(module, &elf_bias) : nullptr;
     if (!elf) {
       message = object.path + " is not a readable ELF file";
       return;
     }
-    Dwarf_Addr dwarf_bias = 0;
     dwarf = dwfl_module_getdwarf(module, &dwarf_bias);
     if (!dwarf) {
       set_missing(object, "no debug information");
@@ -291,17 +368,17 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
     return out;
   }
   out->debug_file = session.debug_file;
-  Elf* elf = session.elf;
 
-  RangeCollector collector(scope, table);
-  std::vector<AddressRange> ranges;
+  RangeCollector collector(scope, table, exec_segments(session.elf, session.elf_bias),
+                           static_cast<uintptr_t>(session.dwarf_bias));
+  std::vector<AddressRange> kept;
   size_t units_with_lines = 0;
   session.for_each_cu([&](Dwarf_Die* cudie) {
     Dwarf_Lines* lines = nullptr;
     size_t count = 0;
     if (dwarf_getsrclines(cudie, &lines, &count) == 0) {
       units_with_lines++;
-      collector.add_cu(lines, count, &ranges);
+      collector.add_cu(lines, count, &kept);
     }
     return true;
   });
@@ -312,23 +389,6 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
     return out;
   }
 
-  // Keep ranges inside executable segments, at runtime addresses.
-  std::vector<ExecSegment> segments = exec_segments(elf);
-  uintptr_t bias = object.bias;
-  std::vector<AddressRange> kept;
-  kept.reserve(ranges.size());
-  for (const AddressRange& r : ranges) {
-    bool inside = segments.empty();
-    for (const ExecSegment& s : segments) {
-      if (r.lo >= s.lo && r.hi <= s.hi) {
-        inside = true;
-        break;
-      }
-    }
-    if (inside) {
-      kept.push_back({r.lo + bias, r.hi + bias, r.line});
-    }
-  }
   std::stable_sort(kept.begin(), kept.end(),
                    [](const AddressRange& a, const AddressRange& b) { return a.lo < b.lo; });
   // Overlaps come from duplicated sequences (e.g. identical-code folding); first one wins.
@@ -351,6 +411,19 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
   out->lines_in_scope = collector.distinct_lines();
   out->status = DebugInfoStatus::kOk;
   return out;
+}
+
+uint64_t loaded_objects_generation() {
+  uint64_t generation = 0;
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, size_t size, void* data) -> int {
+        if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+          *static_cast<uint64_t*>(data) = info->dlpi_adds + (info->dlpi_subs << 32);
+        }
+        return 1;  // the counters are global: the first object is enough
+      },
+      &generation);
+  return generation;
 }
 
 void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* context) {

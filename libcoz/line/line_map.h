@@ -5,7 +5,7 @@
 // turns the in-scope lines into sorted address ranges at the object's load address.
 //
 // LineMap holds the ranges of every object in binary scope. Objects are added (at start-up and
-// after dlopen) under a mutex; lookup() takes no lock and allocates nothing, so signal handlers
+// when the profiler thread sees a library loaded by dlopen) under a mutex; lookup() takes no lock and allocates nothing, so signal handlers
 // may call it. Objects are never removed: a dlclose'd library's ranges stay valid memory.
 #pragma once
 
@@ -68,6 +68,9 @@ struct DebugProbe {
 // source files fall in source scope? Stops at the first match.
 DebugProbe probe_debug_info(const LoadedObject& object, const Scope& scope,
                             const std::string& debug_path = "");
+
+// A number that changes whenever the dynamic loader maps or unmaps an object.
+uint64_t loaded_objects_generation();
 
 // Calls `visit` for every object the dynamic loader has mapped now (main executable first).
 void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* context);

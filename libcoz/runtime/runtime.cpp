@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 
@@ -20,8 +21,6 @@ namespace {
 
 // The calling thread's state; initial-exec TLS so the signal handler never allocates.
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
-// Set while this thread is inside on_dlopen, so a dlopen made by libdw does not recurse.
-__attribute__((tls_model("initial-exec"))) thread_local bool t_in_dlopen = false;
 
 void sample_signal_handler(int, siginfo_t* info, void*) {
   int saved = errno;
@@ -60,8 +59,10 @@ std::string format_ms(uint64_t ns) {
 
 }  // namespace
 
-Runtime::Runtime(Config config)
-    : config_(std::move(config)), scope_(config_.binary_scope, config_.source_scope) {}
+Runtime::Runtime(Config config, ProgressPoints& points)
+    : config_(std::move(config)),
+      scope_(config_.binary_scope, config_.source_scope),
+      points_(points) {}
 
 void Runtime::report(const std::string& message, bool always) const {
   if ((always && config_.is_root_process) || config_.verbose) {
@@ -70,6 +71,7 @@ void Runtime::report(const std::string& message, bool always) const {
 }
 
 void Runtime::add_objects_in_scope() {
+  std::lock_guard<std::mutex> lock(objects_mutex_);
   struct Found {
     Runtime* self;
     std::vector<LoadedObject> objects;
@@ -99,6 +101,7 @@ void Runtime::add_objects_in_scope() {
 
 bool Runtime::start() {
   start_ns_ = platform::monotonic_ns();
+  objects_generation_ = loaded_objects_generation();
   if (config_.exec_ns == 0 || config_.exec_ns > start_ns_) {
     config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
   }
@@ -156,7 +159,7 @@ bool Runtime::start() {
   struct sigaction sa = {};
   sa.sa_sigaction = sample_signal_handler;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
+  sigfillset(&sa.sa_mask);  // nothing may interrupt (or longjmp out of) a drain
   sigaction(platform::sample_signal(), &sa, nullptr);
 
   pthread_key_create(&thread_key_, thread_key_destructor);
@@ -221,9 +224,16 @@ void* Runtime::profiler_main(void* arg) {
                    " after exec (" + format_ms(self->ready_ns_ - self->start_ns_) +
                    " in the runtime); " + std::to_string(self->lines_.size()) + " lines in scope",
                false);
-  // Experiments run here (a later stage); until then the thread waits for shut-down.
+  // Experiments run here (a later stage); until then the thread watches for libraries loaded
+  // with dlopen (dlopen itself is not interposed: glibc resolves $ORIGIN and RUNPATH relative to
+  // dlopen's caller, which must stay the program) and waits for shut-down.
   std::unique_lock<std::mutex> lock(self->profiler_mutex_);
-  self->profiler_wake_.wait(lock, [self] { return self->stop_profiler_; });
+  while (!self->stop_profiler_) {
+    self->profiler_wake_.wait_for(lock, std::chrono::milliseconds(10));
+    lock.unlock();
+    self->check_for_new_objects();
+    lock.lock();
+  }
   return nullptr;
 }
 
@@ -244,7 +254,7 @@ void Runtime::on_thread_start() {
 
 void Runtime::note_unsampled_thread(const std::string& error) {
   if (unsampled_threads_.fetch_add(1) == 0) {
-    std::lock_guard<std::mutex> lock(dlopen_mutex_);
+    std::lock_guard<std::mutex> lock(unsampled_mutex_);
     unsampled_reason_ = error;
   }
   report("cannot sample a thread: " + error, false);
@@ -256,16 +266,12 @@ void Runtime::on_thread_exit(ThreadState* state) {
   threads_.detach(state, count_sample, this);
 }
 
-void Runtime::on_dlopen() {
-  if (t_in_dlopen) {
-    return;
-  }
-  t_in_dlopen = true;
-  {
-    std::lock_guard<std::mutex> lock(dlopen_mutex_);
+void Runtime::check_for_new_objects() {
+  uint64_t generation = loaded_objects_generation();
+  if (generation != objects_generation_) {
+    objects_generation_ = generation;
     add_objects_in_scope();
   }
-  t_in_dlopen = false;
 }
 
 void Runtime::handle_signal(int fd) {
@@ -354,7 +360,7 @@ void Runtime::shutdown() {
            format_ms(platform::monotonic_ns() - start_ns_).c_str(), config_.output.c_str());
   report(line, false);
   if (uint64_t missed = unsampled_threads_.load()) {
-    std::lock_guard<std::mutex> lock(dlopen_mutex_);
+    std::lock_guard<std::mutex> lock(unsampled_mutex_);
     report("warning: " + std::to_string(missed) + " of " +
                std::to_string(missed + threads_.total_attached()) +
                " threads were not sampled, so the profile misses their work: " + unsampled_reason_,

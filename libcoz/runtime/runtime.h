@@ -4,7 +4,7 @@
 // global state.
 //
 // Threading: start() runs once, in the library constructor. on_thread_start()/on_thread_exit()
-// run in the thread concerned. on_dlopen() runs in the thread that called dlopen. handle_signal()
+// run in the thread concerned. The profiler thread maps libraries loaded later. handle_signal()
 // runs in signal context and only drains samples and looks up lines. shutdown() runs once, in
 // the thread that exits the process; after it, active() returns nullptr.
 #pragma once
@@ -31,7 +31,8 @@ namespace coz {
 
 class Runtime {
  public:
-  explicit Runtime(Config config);
+  // `points` outlives the runtime: programs may look counters up before it starts.
+  Runtime(Config config, ProgressPoints& points);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
@@ -47,7 +48,6 @@ class Runtime {
 
   void on_thread_start();
   void on_thread_exit(ThreadState* state);
-  void on_dlopen();
   void handle_signal(int fd);
 
   ProgressPoints& progress_points() { return points_; }
@@ -58,6 +58,7 @@ class Runtime {
   static void* profiler_main(void* self);
   static void count_sample(const Sample& sample, void* self);
   void add_objects_in_scope();
+  void check_for_new_objects();
   void drain_all_threads();
   void write_final_records();
   void attach_existing_threads();
@@ -70,11 +71,12 @@ class Runtime {
   Scope scope_;
   LineTable lines_;
   LineMap map_;
-  ProgressPoints points_;
+  ProgressPoints& points_;
   ThreadRegistry threads_;
   std::unique_ptr<SamplerBackend> backend_;
   ProfileWriter writer_;
-  std::mutex dlopen_mutex_;
+  std::mutex objects_mutex_;         // serialises adding objects to map_
+  uint64_t objects_generation_ = 0;  // loaded_objects_generation() when last scanned
 
   pthread_key_t thread_key_{};
   pthread_t profiler_thread_{};
@@ -88,7 +90,8 @@ class Runtime {
   std::atomic<uint64_t> total_samples_{0};
   std::atomic<uint64_t> in_scope_samples_{0};
   std::atomic<uint64_t> unsampled_threads_{0};  // threads whose sampler could not be opened
-  std::string unsampled_reason_;                 // the first such failure (under dlopen_mutex_)
+  std::mutex unsampled_mutex_;
+  std::string unsampled_reason_;  // the first such failure
   std::atomic<bool> shut_down_{false};
 };
 

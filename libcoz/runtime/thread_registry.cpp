@@ -9,6 +9,11 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  for (ThreadState* live = live_; live; live = live->next) {
+    if (live->tid.load(std::memory_order_relaxed) == tid) {
+      return live;  // attached already (a start-up scan raced with the thread's own attach)
+    }
+  }
   ThreadState* s = free_;
   if (s) {
     free_ = s->next;
@@ -31,9 +36,9 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
 void ThreadRegistry::detach(ThreadState* state, SampleVisitor visit, void* context) {
   std::lock_guard<std::mutex> lock(mutex_);
   state->sampler->disable();
-  while (!state->try_begin_drain()) {
-    // A shut-down drain holds it only briefly.
-  }
+  // No one else can be draining: shut-down drains under mutex_, and the owner's signal handler is
+  // blocked by the caller. Take the flag unconditionally.
+  state->draining.store(true, std::memory_order_relaxed);
   if (visit) {
     state->samples += state->sampler->drain(visit, context);
   }

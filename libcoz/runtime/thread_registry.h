@@ -37,9 +37,11 @@ class ThreadRegistry {
   ThreadRegistry(const ThreadRegistry&) = delete;
   ThreadRegistry& operator=(const ThreadRegistry&) = delete;
 
-  // Opens a sampler for `tid` with `backend` and registers it. nullptr and `error` on failure.
+  // Opens a sampler for `tid` with `backend` and registers it; a thread attached already keeps
+  // its state. nullptr and `error` on failure.
   ThreadState* attach(pid_t tid, SamplerBackend* backend, std::string* error);
-  // Stops the thread's sampler, drains what is left into `visit`, and recycles the state.
+  // Stops the thread's sampler, drains what is left into `visit`, and recycles the state. The
+  // caller must have blocked the sampling signal in the thread being detached.
   void detach(ThreadState* state, SampleVisitor visit, void* context);
 
   // The live thread whose sampler signals on `fd`, or nullptr. Async-signal-safe.

@@ -52,7 +52,10 @@ class Ring {
       munmap(base_, size_);
     }
   }
-  Ring(Ring&& o) noexcept : base_(o.base_), size_(o.size_) { o.base_ = MAP_FAILED; }
+  Ring(Ring&& o) noexcept
+      : base_(o.base_), size_(o.size_), data_(o.data_), data_size_(o.data_size_) {
+    o.base_ = MAP_FAILED;
+  }
   Ring& operator=(Ring&&) = delete;
   Ring(const Ring&) = delete;
 
@@ -60,16 +63,24 @@ class Ring {
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_ = page * (1 + data_pages);
     base_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    return base_ != MAP_FAILED;
+    if (base_ == MAP_FAILED) {
+      return false;
+    }
+    // Kernels before 4.1 leave data_offset and data_size zero: data then starts one page in.
+    uint64_t offset = header()->data_offset ? header()->data_offset : page;
+    data_ = static_cast<const unsigned char*>(base_) + offset;
+    data_size_ = header()->data_size ? header()->data_size : size_ - page;
+    return true;
   }
   perf_event_mmap_page* header() const { return static_cast<perf_event_mmap_page*>(base_); }
-  const unsigned char* data() const {
-    return static_cast<const unsigned char*>(base_) + header()->data_offset;
-  }
+  const unsigned char* data() const { return data_; }
+  uint64_t data_size() const { return data_size_; }
 
  private:
   void* base_ = MAP_FAILED;
   size_t size_ = 0;
+  const unsigned char* data_ = nullptr;
+  uint64_t data_size_ = 0;
 };
 
 class PerfThreadSampler : public ThreadSampler {
@@ -85,11 +96,11 @@ class PerfThreadSampler : public ThreadSampler {
   size_t drain(SampleVisitor visit, void* context) override {
     perf_event_mmap_page* h = ring_.header();
     const unsigned char* data = ring_.data();
-    uint64_t size = h->data_size;
+    uint64_t size = ring_.data_size();
     uint64_t head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = h->data_tail;
     size_t visited = 0;
-    alignas(8) unsigned char record[kMaxRecord];
+    unsigned char* record = record_;  // a member: signal handlers may run on small stacks
     while (tail + sizeof(perf_event_header) <= head) {
       perf_event_header eh;
       copy_out(data, size, tail, &eh, sizeof eh);
@@ -177,6 +188,7 @@ class PerfThreadSampler : public ThreadSampler {
   EventFd fd_;
   Ring ring_;
   uint64_t lost_ = 0;
+  alignas(8) unsigned char record_[kMaxRecord];  // one record, copied out of the ring
 };
 
 int read_paranoid() {
@@ -232,7 +244,7 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
   attr.sample_max_stack = static_cast<uint16_t>(settings_.max_stack);
 
   int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
-  if (fd < 0 && errno == EINVAL) {  // kernels before 4.8 lack sample_max_stack
+  if (fd < 0 && (errno == EINVAL || errno == E2BIG)) {  // before 4.8: no sample_max_stack
     attr.sample_max_stack = 0;
     fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
   }

@@ -127,6 +127,26 @@ TEST(CozRun, DlopenedLibraryInScopeIsProfiled) {
   EXPECT_GT(samples[line_name("hot_lib.c", "hot_lib")], 100u);
 }
 
+TEST(CozRun, DlopenKeepsResolvingRelativeToTheProgram) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-b", "MAIN,%libhot_plugin.so", "-o", profile, "---",
+                        fixture("dlopen_origin"), "libhot_plugin.so"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "spun 1\n");
+  auto samples = samples_by_line(read_records(profile));
+  EXPECT_GT(samples[line_name("hot_lib.c", "hot_lib")], 100u);
+}
+
+TEST(CozRun, StaleSettingsInTheEnvironmentAreIgnored) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("two_hot"), "3"}, "",
+                       {{"COZ_FIXED_LINE", "nowhere.c:1"}, {"COZ_SOURCE_SCOPE", "nowhere.c"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(samples_by_line(read_records(profile)).empty()) << r.err;
+}
+
 TEST(CozRun, SourceScopeKeepsOnlyMatchingFiles) {
   TempDir dir;
   std::string profile = dir.file("p.coz");

@@ -26,7 +26,7 @@ class ScriptedSampler : public ThreadSampler {
   void disable() override { enabled_ = false; }
   size_t drain(SampleVisitor visit, void* context) override {
     for (uintptr_t ip : ips_) {
-      visit(Sample{ip, nullptr, 0}, context);
+      visit(Sample{ip, nullptr, 0, nullptr, 0}, context);
     }
     size_t n = ips_.size();
     ips_.clear();
