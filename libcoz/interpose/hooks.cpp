@@ -16,13 +16,14 @@ namespace {
 struct ThreadStart {
   void* (*routine)(void*);
   void* arg;
+  coz::LocalDelays delays;  // the creator's, inherited by the new thread
 };
 
 void* thread_trampoline(void* p) {
   ThreadStart start = *static_cast<ThreadStart*>(p);
   delete static_cast<ThreadStart*>(p);
   if (Runtime* rt = Runtime::active()) {
-    rt->on_thread_start();
+    rt->on_thread_start(start.delays);
   }
   return start.routine(start.arg);  // the thread-exit side runs from the runtime's key destructor
 }
@@ -34,10 +35,12 @@ extern "C" {
 __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           const pthread_attr_t* attr,
                                                           void* (*routine)(void*), void* arg) {
-  if (!Runtime::active()) {
+  Runtime* rt = Runtime::active();
+  if (!rt) {
     return real().pthread_create(thread, attr, routine, arg);
   }
-  auto* start = new (std::nothrow) ThreadStart{routine, arg};
+  rt->catch_up();  // the new thread starts with the creator's delays settled
+  auto* start = new (std::nothrow) ThreadStart{routine, arg, rt->current_delays()};
   if (!start) {
     return real().pthread_create(thread, attr, routine, arg);
   }

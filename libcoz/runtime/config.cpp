@@ -63,6 +63,24 @@ Config Config::from_environment(std::vector<std::string>* errors) {
                         "' must be a period in nanoseconds, at least 10000");
     }
   }
+  if (const char* v = get(env::kZeroSpeedupShare)) {
+    char* end = nullptr;
+    double share = strtod(v, &end);
+    if (*end == '\0' && share >= 0 && share <= 1) {
+      c.zero_speedup_share = share;
+    } else {
+      errors->push_back(std::string(env::kZeroSpeedupShare) + "='" + v + "' must be from 0 to 1");
+    }
+  }
+  if (const char* v = get(env::kExperimentLength)) {
+    uint64_t n = 0;
+    if (parse_u64(v, &n) && n >= 1000000) {
+      c.experiment_length_ns = n;
+    } else {
+      errors->push_back(std::string(env::kExperimentLength) + "='" + v +
+                        "' must be nanoseconds, at least 1000000");
+    }
+  }
   if (const char* v = get(env::kSampleBatch)) {
     uint64_t n = 0;
     if (parse_u64(v, &n) && n >= 1 && n <= 64) {

@@ -17,6 +17,8 @@ struct Config {
   std::string fixed_line;      // FILE:LINE, or empty
   int fixed_speedup = -1;      // 0-100, or -1 for random
   uint64_t sampling_period_ns = 1000000;
+  double zero_speedup_share = 0.5;            // share of 0% (baseline) experiments
+  uint64_t experiment_length_ns = 500000000;  // first experiment length
   uint32_t sample_batch = 10;
   bool verbose = false;
   bool is_root_process = true;  // the process `coz run` started (not a child it forked or exec'd)
@@ -41,6 +43,8 @@ inline constexpr const char* kVerbose = "COZ_VERBOSE";
 inline constexpr const char* kRootPid = "COZ_ROOT_PID";
 inline constexpr const char* kDebugPath = "COZ_DEBUG_PATH";
 inline constexpr const char* kExecTime = "COZ_EXEC_NS";
+inline constexpr const char* kZeroSpeedupShare = "COZ_ZERO_SPEEDUP_SHARE";
+inline constexpr const char* kExperimentLength = "COZ_EXPERIMENT_LENGTH";
 }  // namespace env
 
 }  // namespace coz

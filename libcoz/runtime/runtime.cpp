@@ -51,6 +51,12 @@ class SampleSignalBlock {
   sigset_t saved_;
 };
 
+// What sample processing carries through a drain.
+struct SampleContext {
+  Runtime* runtime;
+  uint64_t selected;  // samples in the selected line
+};
+
 std::string format_ms(uint64_t ns) {
   char buf[32];
   snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
@@ -126,6 +132,7 @@ bool Runtime::start() {
     return false;
   }
 
+  SourceLine* fixed_line = nullptr;
   if (!config_.fixed_line.empty()) {
     size_t colon = config_.fixed_line.rfind(':');
     bool ambiguous = false;
@@ -142,6 +149,7 @@ bool Runtime::start() {
              true);
       return false;
     }
+    fixed_line = line;
   }
 
   std::string error;
@@ -149,6 +157,17 @@ bool Runtime::start() {
     report("error: " + error + "; running the program without profiling", true);
     return false;
   }
+
+  RunnerSettings runner;
+  runner.scheduler.zero_speedup_share = config_.zero_speedup_share;
+  runner.scheduler.fixed_speedup = config_.fixed_speedup;
+  runner.scheduler.initial_length_ns = config_.experiment_length_ns;
+  runner.scheduler.cooloff_ns = config_.sampling_period_ns * config_.sample_batch;
+  runner.end_to_end = config_.end_to_end;
+  runner.fixed_line = fixed_line;
+  runner.sampling_period_ns = config_.sampling_period_ns;
+  runner_ = std::make_unique<ExperimentRunner>(runner, experiment_, points_, writer_,
+                                               platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
 
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
@@ -224,20 +243,17 @@ void* Runtime::profiler_main(void* arg) {
                    " after exec (" + format_ms(self->ready_ns_ - self->start_ns_) +
                    " in the runtime); " + std::to_string(self->lines_.size()) + " lines in scope",
                false);
-  // Experiments run here (a later stage); until then the thread watches for libraries loaded
-  // with dlopen (dlopen itself is not interposed: glibc resolves $ORIGIN and RUNPATH relative to
-  // dlopen's caller, which must stay the program) and waits for shut-down.
-  std::unique_lock<std::mutex> lock(self->profiler_mutex_);
-  while (!self->stop_profiler_) {
-    self->profiler_wake_.wait_for(lock, std::chrono::milliseconds(10));
-    lock.unlock();
-    self->check_for_new_objects();
-    lock.lock();
-  }
+  // dlopen is not interposed (glibc resolves $ORIGIN and RUNPATH relative to dlopen's caller,
+  // which must stay the program): the runner polls for new libraries between experiments.
+  self->runner_->run([self] { self->check_for_new_objects(); });
   return nullptr;
 }
 
-void Runtime::on_thread_start() {
+LocalDelays Runtime::current_delays() const {
+  return t_state ? t_state->delays : LocalDelays();
+}
+
+void Runtime::on_thread_start(const LocalDelays& inherited) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, platform::sample_signal());
@@ -248,6 +264,7 @@ void Runtime::on_thread_start() {
     note_unsampled_thread(error);
     return;
   }
+  state->delays = inherited;
   t_state = state;
   pthread_setspecific(thread_key_, state);
 }
@@ -263,7 +280,8 @@ void Runtime::note_unsampled_thread(const std::string& error) {
 void Runtime::on_thread_exit(ThreadState* state) {
   SampleSignalBlock block;
   t_state = nullptr;
-  threads_.detach(state, count_sample, this);
+  SampleContext context{this, 0};
+  threads_.detach(state, count_sample, &context);
 }
 
 void Runtime::check_for_new_objects() {
@@ -282,12 +300,18 @@ void Runtime::handle_signal(int fd) {
   if (!state->try_begin_drain()) {
     return;
   }
-  state->samples += state->sampler->drain(count_sample, this);
+  SampleContext context{this, 0};
+  state->samples += state->sampler->drain(count_sample, &context);
   state->end_drain();
+  state->pending_selected += context.selected;
+  if (!state->in_ledger) {
+    settle_delays(state);
+  }
 }
 
 void Runtime::count_sample(const Sample& sample, void* arg) {
-  auto* self = static_cast<Runtime*>(arg);
+  auto* context = static_cast<SampleContext*>(arg);
+  Runtime* self = context->runtime;
   self->total_samples_.fetch_add(1, std::memory_order_relaxed);
   const AddressRange* range = self->map_.lookup(sample.ip);
   // Outside scope: charge the innermost in-scope call site. Library code often has no frame
@@ -296,7 +320,7 @@ void Runtime::count_sample(const Sample& sample, void* arg) {
   for (size_t i = 0; !range && i < sample.stack_words; i++) {
     uintptr_t ret = static_cast<uintptr_t>(sample.stack[i]);
     const AddressRange* r = self->map_.lookup(ret - 1);
-    if (r && ret - r->lo >= 5 && platform::follows_call(ret)) {
+    if (r && platform::follows_call(ret)) {
       range = r;
     }
   }
@@ -306,14 +330,70 @@ void Runtime::count_sample(const Sample& sample, void* arg) {
   if (range) {
     range->line->samples.fetch_add(1, std::memory_order_relaxed);
     self->in_scope_samples_.fetch_add(1, std::memory_order_relaxed);
+    if (self->experiment_.on_sample(range->line)) {
+      context->selected++;
+    }
   }
 }
 
+void Runtime::settle_delays(ThreadState* state) {
+  uint64_t selected = state->pending_selected;
+  state->pending_selected = 0;
+  if (experiment_.ledger.delay_ns() == 0) {
+    return;  // no experiment, or a 0% baseline: nothing to insert
+  }
+  pause(state->delays, experiment_.ledger.on_samples(state->delays, selected));
+}
+
+void Runtime::pause(LocalDelays& local, uint64_t ns) {
+  uint64_t sleep = DelayLedger::pause_for(local, ns);
+  if (sleep == 0) {
+    return;
+  }
+  uint64_t start = platform::monotonic_ns();
+  timespec request = {static_cast<time_t>(sleep / 1000000000), static_cast<long>(sleep % 1000000000)};
+  int saved = errno;
+  while (nanosleep(&request, &request) != 0 && errno == EINTR) {
+  }
+  errno = saved;
+  uint64_t slept = platform::monotonic_ns() - start;
+  DelayLedger::paused(local, sleep, slept);
+  paused_ns_.fetch_add(slept, std::memory_order_relaxed);
+}
+
+void Runtime::catch_up() {
+  ThreadState* state = t_state;
+  if (!state || experiment_.ledger.delay_ns() == 0) {
+    return;
+  }
+  state->in_ledger = true;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  settle_delays(state);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  state->in_ledger = false;
+  if (state->pending_selected != 0) {  // samples that arrived meanwhile
+    catch_up();
+  }
+}
+
+void Runtime::post_block(bool woken) {
+  ThreadState* state = t_state;
+  if (!state || !woken || experiment_.ledger.delay_ns() == 0) {
+    return;
+  }
+  state->in_ledger = true;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  experiment_.ledger.credit(state->delays);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  state->in_ledger = false;
+}
+
 void Runtime::drain_all_threads() {
-  threads_.for_each_live([this](ThreadState& s) {
+  SampleContext context{this, 0};
+  threads_.for_each_live([&context](ThreadState& s) {
     s.sampler->disable();
     if (s.try_begin_drain()) {
-      s.samples += s.sampler->drain(count_sample, this);
+      s.samples += s.sampler->drain(count_sample, &context);
       s.end_drain();
     }
   });
@@ -339,15 +419,12 @@ void Runtime::shutdown() {
   }
   SampleSignalBlock block;
   if (profiler_running_) {
-    {
-      std::lock_guard<std::mutex> lock(profiler_mutex_);
-      stop_profiler_ = true;
-    }
-    profiler_wake_.notify_all();
+    runner_->stop();
     pthread_join(profiler_thread_, nullptr);
   }
   active_.store(nullptr, std::memory_order_release);
-  drain_all_threads();
+  drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
+  runner_->finish();
   write_final_records();
   writer_.close();
 
@@ -355,9 +432,11 @@ void Runtime::shutdown() {
   uint64_t in_scope = in_scope_samples_.load();
   char line[256];
   snprintf(line, sizeof line,
-           "%" PRIu64 " samples (%" PRIu64 " in scope) from %" PRIu64 " threads in %s; profile: %s",
+           "%" PRIu64 " samples (%" PRIu64 " in scope) from %" PRIu64 " threads in %s; %" PRIu64
+           " experiments, %s of delays; profile: %s",
            total, in_scope, threads_.total_attached(),
-           format_ms(platform::monotonic_ns() - start_ns_).c_str(), config_.output.c_str());
+           format_ms(platform::monotonic_ns() - start_ns_).c_str(), runner_->experiments(),
+           format_ms(paused_ns_.load()).c_str(), config_.output.c_str());
   report(line, false);
   if (uint64_t missed = unsampled_threads_.load()) {
     std::lock_guard<std::mutex> lock(unsampled_mutex_);

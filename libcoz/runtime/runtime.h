@@ -18,11 +18,13 @@
 #include <mutex>
 #include <string>
 
+#include "experiment/experiment_state.h"
 #include "line/line_map.h"
 #include "line/line_table.h"
 #include "line/scope.h"
 #include "record/profile_format.h"
 #include "runtime/config.h"
+#include "runtime/experiment_runner.h"
 #include "runtime/progress_points.h"
 #include "runtime/thread_registry.h"
 #include "sample/sampler.h"
@@ -46,8 +48,17 @@ class Runtime {
   bool start();
   void shutdown();
 
-  void on_thread_start();
+  // `inherited` is the creating thread's delay count: delays it took also delayed the creation.
+  void on_thread_start(const LocalDelays& inherited);
   void on_thread_exit(ThreadState* state);
+  // The calling thread's delay count, to hand to a thread it creates.
+  LocalDelays current_delays() const;
+
+  // Blocking and waking (section 5.2.5.4). A thread pays every owed delay before it blocks or
+  // wakes another (catch_up), and a thread woken by another is credited with the delays inserted
+  // meanwhile (post_block(true)); a wait that timed out gets no credit (post_block(false)).
+  void catch_up();
+  void post_block(bool woken);
   void handle_signal(int fd);
 
   ProgressPoints& progress_points() { return points_; }
@@ -56,7 +67,10 @@ class Runtime {
 
  private:
   static void* profiler_main(void* self);
-  static void count_sample(const Sample& sample, void* self);
+  static void count_sample(const Sample& sample, void* context);
+  // Gives the thread's pending selected-line samples to the ledger and pauses for what it owes.
+  void settle_delays(ThreadState* state);
+  void pause(LocalDelays& local, uint64_t ns);
   void add_objects_in_scope();
   void check_for_new_objects();
   void drain_all_threads();
@@ -81,9 +95,9 @@ class Runtime {
   pthread_key_t thread_key_{};
   pthread_t profiler_thread_{};
   bool profiler_running_ = false;
-  std::mutex profiler_mutex_;
-  std::condition_variable profiler_wake_;
-  bool stop_profiler_ = false;
+  ExperimentState experiment_;
+  std::unique_ptr<ExperimentRunner> runner_;
+  std::atomic<uint64_t> paused_ns_{0};
 
   uint64_t start_ns_ = 0;          // monotonic, at start()
   uint64_t ready_ns_ = 0;          // monotonic, when the profiler thread began running

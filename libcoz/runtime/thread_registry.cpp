@@ -22,6 +22,9 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   }
   s->sampler = std::move(sampler);
   s->samples = 0;
+  s->delays = LocalDelays();
+  s->pending_selected = 0;
+  s->in_ledger = false;
   s->draining.store(false, std::memory_order_relaxed);
   s->tid.store(tid, std::memory_order_release);
   s->next = live_;

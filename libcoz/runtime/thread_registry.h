@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include "experiment/delay_ledger.h"
 #include "sample/sampler.h"
 
 namespace coz {
@@ -26,6 +27,11 @@ struct ThreadState {
   std::atomic<bool> draining{false};
   uint64_t samples = 0;  // samples drained for this thread
   ThreadState* next = nullptr;  // live list or free list
+
+  // Delay accounting; touched only by the thread itself (in hooks and in its signal handler).
+  LocalDelays delays;
+  uint64_t pending_selected = 0;  // selected-line samples not yet given to the ledger
+  volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
 
   bool try_begin_drain() { return !draining.exchange(true, std::memory_order_acquire); }
   void end_drain() { draining.store(false, std::memory_order_release); }

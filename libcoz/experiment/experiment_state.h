@@ -1,0 +1,35 @@
+// What the signal path needs to know about the running experiment, and what it reports back.
+// Written by the profiler thread, read and updated by sample processing in every thread; all
+// lock-free and async-signal-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "experiment/delay_ledger.h"
+#include "line/line_table.h"
+
+namespace coz {
+
+struct ExperimentState {
+  DelayLedger ledger;
+  std::atomic<SourceLine*> selected{nullptr};  // the line being sped up, or null
+  std::atomic<uint64_t> selected_samples{0};   // samples in it during this experiment
+  std::atomic<bool> want_line{false};          // the profiler waits for a line to test
+  std::atomic<SourceLine*> offered{nullptr};   // the first in-scope line sampled since
+
+  // Called for every in-scope sample; returns true if it hit the selected line.
+  bool on_sample(SourceLine* line) {
+    if (line == selected.load(std::memory_order_relaxed) && line) {
+      selected_samples.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    if (want_line.load(std::memory_order_relaxed)) {
+      SourceLine* none = nullptr;
+      offered.compare_exchange_strong(none, line, std::memory_order_acq_rel);
+    }
+    return false;
+  }
+};
+
+}  // namespace coz

@@ -1,0 +1,50 @@
+// Experiment scheduling, kept pure: the clock and the random source come in from outside, so the
+// choices are unit-tested without perf_event. The profiler thread owns one Scheduler.
+//
+// Section 5.1.2 and 5.2.2: lines are chosen by sampling (the caller offers the first in-scope
+// line sampled after the previous experiment), speedups at random in 5% steps with 0% drawn
+// often enough that every line gets its own baseline, and the experiment length doubles while
+// an experiment sees too few progress-point visits to measure a rate.
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+namespace coz {
+
+struct SchedulerSettings {
+  double zero_speedup_share = 0.5;   // probability of a 0% (baseline) experiment
+  int fixed_speedup = -1;            // 0-100 to always use it, -1 for random
+  uint64_t initial_length_ns = 500000000;
+  uint64_t max_length_ns = 64000000000ull;
+  uint64_t min_visits = 5;           // fewer visits than this doubles the length
+  uint64_t cooloff_ns = 10000000;    // pause between experiments, lets pending samples drain
+};
+
+// The random source: any uniform random bit generator producing 64-bit values.
+using Random = std::mt19937_64;
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerSettings settings)
+      : settings_(settings), length_ns_(settings.initial_length_ns) {}
+
+  // A speedup in percent: the fixed one, or 0 with probability zero_speedup_share and otherwise
+  // uniform over 5, 10, ..., 100.
+  int draw_speedup(Random& random) const;
+
+  // The length of the next experiment.
+  uint64_t length_ns() const { return length_ns_; }
+
+  // Called with the progress-point visits the finished experiment saw: doubles the length while
+  // there are fewer than min_visits (up to max_length_ns).
+  void finished(uint64_t visits);
+
+  const SchedulerSettings& settings() const { return settings_; }
+
+ private:
+  SchedulerSettings settings_;
+  uint64_t length_ns_;
+};
+
+}  // namespace coz

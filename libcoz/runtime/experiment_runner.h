@@ -1,0 +1,118 @@
+// The profiler thread's work: back-to-back experiments (sections 5.1.2-5.1.5, 5.2.2), or one
+// end-to-end experiment over the whole run. Each finished experiment is written to the profile
+// at once, as one block, so a run cut short keeps every completed experiment.
+//
+// Threading: run() is the profiler thread's body; stop() and finish() are called by the thread
+// that shuts the runtime down, after which run() returns; finish() writes an end-to-end
+// experiment that was still open.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "experiment/experiment_state.h"
+#include "experiment/scheduler.h"
+#include "line/line_table.h"
+#include "record/profile_format.h"
+#include "runtime/progress_points.h"
+
+namespace coz {
+
+struct RunnerSettings {
+  SchedulerSettings scheduler;
+  bool end_to_end = false;
+  SourceLine* fixed_line = nullptr;
+  uint64_t sampling_period_ns = 1000000;
+};
+
+class ExperimentRunner {
+ public:
+  ExperimentRunner(RunnerSettings settings, ExperimentState& state, ProgressPoints& points,
+                   ProfileWriter& writer, uint64_t seed);
+
+  // Runs experiments until stop(). `idle` is called about every 10 ms (to map new libraries).
+  template <typename Idle>
+  void run(Idle&& idle);
+  void stop();
+  // Ends and writes the open end-to-end experiment, if any. Call after run() has returned.
+  void finish();
+
+  uint64_t experiments() const { return experiments_; }
+
+ private:
+  struct PointSnapshot {
+    const ProgressPoint* point;
+    uint64_t throughput, begin, end;
+  };
+  struct Open {
+    SourceLine* line = nullptr;
+    int speedup = 0;
+    uint64_t delay_ns = 0;
+    uint64_t start_ns = 0;
+    std::vector<PointSnapshot> points;
+  };
+
+  // Waits up to `ns` for stop(); returns true if stopped.
+  bool wait(uint64_t ns);
+  SourceLine* wait_for_line();
+  void begin(SourceLine* line);
+  // Ends the open experiment and writes it; returns the progress visits it saw.
+  uint64_t end();
+  std::vector<PointSnapshot> snapshot() const;
+
+  RunnerSettings settings_;
+  ExperimentState& state_;
+  ProgressPoints& points_;
+  ProfileWriter& writer_;
+  Scheduler scheduler_;
+  Random random_;
+  Open open_;
+  bool is_open_ = false;
+  uint64_t experiments_ = 0;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+};
+
+template <typename Idle>
+void ExperimentRunner::run(Idle&& idle) {
+  auto waiting = [&](uint64_t ns) {
+    // Sleep in slices so new libraries are noticed while an experiment runs.
+    constexpr uint64_t kSlice = 10000000;
+    for (uint64_t waited = 0; waited < ns;) {
+      uint64_t step = ns - waited < kSlice ? ns - waited : kSlice;
+      if (wait(step)) {
+        return true;
+      }
+      waited += step;
+      idle();
+    }
+    return false;
+  };
+  while (true) {
+    SourceLine* line = settings_.fixed_line;
+    while (!line) {
+      line = wait_for_line();
+      if (!line && waiting(settings_.sampling_period_ns)) {
+        return;
+      }
+    }
+    begin(line);
+    if (settings_.end_to_end) {
+      while (!waiting(1000000000)) {
+      }
+      return;  // finish() writes it at exit
+    }
+    if (waiting(scheduler_.length_ns())) {
+      return;  // an experiment cut short by exit is not written
+    }
+    scheduler_.finished(end());
+    if (waiting(scheduler_.settings().cooloff_ns)) {
+      return;
+    }
+  }
+}
+
+}  // namespace coz
