@@ -1,0 +1,144 @@
+// The delay ledger under simulated interleavings: for each thread, pauses + selected-line samples
+// (+ credits) equal the global count once it has caught up; epochs forget old debts; overshoot
+// is carried.
+#include "experiment/delay_ledger.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace coz {
+namespace {
+
+constexpr uint64_t kDelay = 1000;
+
+struct SimThread {
+  LocalDelays local;
+  uint64_t selected = 0;  // samples in the selected line
+  uint64_t paused = 0;    // delays paused, in units of kDelay
+};
+
+TEST(DelayLedger, OneThreadNeverPausesForItself) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays t;
+  EXPECT_EQ(ledger.on_samples(t, 3), 0u);
+  EXPECT_EQ(ledger.on_samples(t, 2), 0u);
+  EXPECT_EQ(ledger.global_count(), 5u);
+}
+
+TEST(DelayLedger, OtherThreadsPayTheDifference) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays a, b;
+  EXPECT_EQ(ledger.on_samples(a, 4), 0u);
+  EXPECT_EQ(ledger.on_samples(b, 1), 3 * kDelay) << "b ran the line once, a four times";
+  EXPECT_EQ(ledger.on_samples(b, 0), 0u) << "paid up";
+  EXPECT_EQ(ledger.take_owed(a), 0u);
+  EXPECT_EQ(ledger.on_samples(b, 6), 0u) << "b is now ahead and raises the count";
+  EXPECT_EQ(ledger.take_owed(a), 6 * kDelay) << "a owes b's six extra samples";
+}
+
+TEST(DelayLedger, CreditSkipsDelaysInsertedWhileBlocked) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays worker, sleeper;
+  ledger.on_samples(worker, 10);
+  ledger.credit(sleeper);  // woken by a thread that had paid everything
+  EXPECT_EQ(ledger.take_owed(sleeper), 0u);
+  ledger.on_samples(worker, 2);
+  EXPECT_EQ(ledger.take_owed(sleeper), 2 * kDelay);
+}
+
+TEST(DelayLedger, NewExperimentForgetsOldDebts) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays a, b;
+  ledger.on_samples(a, 50);
+  ledger.end();
+  EXPECT_EQ(ledger.take_owed(b), 0u) << "nothing is owed between experiments";
+  ledger.begin(2 * kDelay);
+  EXPECT_EQ(ledger.take_owed(b), 0u) << "the old experiment's debt is not paid at the new size";
+  ledger.on_samples(a, 1);
+  EXPECT_EQ(ledger.take_owed(b), 2 * kDelay);
+}
+
+TEST(DelayLedger, OvershootIsTakenOffLaterPauses) {
+  LocalDelays t;
+  EXPECT_EQ(DelayLedger::pause_for(t, 1000), 1000u);
+  DelayLedger::paused(t, 1000, 1300);  // slept 300 too long
+  EXPECT_EQ(DelayLedger::pause_for(t, 200), 0u) << "covered by the overshoot";
+  EXPECT_EQ(DelayLedger::pause_for(t, 1000), 900u) << "100 of overshoot left";
+  DelayLedger::paused(t, 900, 900);
+  EXPECT_EQ(DelayLedger::pause_for(t, 500), 500u);
+}
+
+// Random interleavings of samples, pauses and credits over several threads: once every thread
+// has caught up, each thread's pauses + selected samples + credited delays equal the global count.
+TEST(DelayLedger, InvariantHoldsUnderRandomInterleavings) {
+  std::mt19937_64 random(2024);
+  for (int trial = 0; trial < 200; trial++) {
+    DelayLedger ledger;
+    ledger.begin(kDelay);
+    std::vector<SimThread> threads(1 + random() % 6);
+    std::vector<uint64_t> credited(threads.size(), 0);
+    for (int step = 0; step < 300; step++) {
+      size_t i = random() % threads.size();
+      SimThread& t = threads[i];
+      switch (random() % 4) {
+        case 0:
+        case 1: {
+          uint64_t n = random() % 4;
+          t.selected += n;
+          t.paused += ledger.on_samples(t.local, n) / kDelay;
+          break;
+        }
+        case 2:
+          t.paused += ledger.take_owed(t.local) / kDelay;
+          break;
+        case 3: {
+          uint64_t before = t.local.count;
+          ledger.credit(t.local);
+          credited[i] += t.local.count - before;
+          break;
+        }
+      }
+    }
+    for (size_t i = 0; i < threads.size(); i++) {
+      threads[i].paused += ledger.take_owed(threads[i].local) / kDelay;
+      EXPECT_EQ(threads[i].paused + threads[i].selected + credited[i], ledger.global_count())
+          << "trial " << trial << " thread " << i;
+    }
+  }
+}
+
+// The same invariant with real threads racing on the global count.
+TEST(DelayLedger, InvariantHoldsWithRealThreads) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  constexpr int kThreads = 4;
+  std::vector<SimThread> threads(kThreads);
+  std::vector<std::thread> workers;
+  for (int i = 0; i < kThreads; i++) {
+    workers.emplace_back([&ledger, &t = threads[i], i] {
+      std::mt19937_64 random(i);
+      for (int step = 0; step < 20000; step++) {
+        uint64_t n = random() % 3;
+        t.selected += n;
+        t.paused += ledger.on_samples(t.local, n) / kDelay;
+      }
+    });
+  }
+  for (auto& w : workers) {
+    w.join();
+  }
+  for (SimThread& t : threads) {
+    t.paused += ledger.take_owed(t.local) / kDelay;
+    EXPECT_EQ(t.paused + t.selected, ledger.global_count());
+  }
+}
+
+}  // namespace
+}  // namespace coz
