@@ -166,7 +166,7 @@ TEST(LineMap, DlopenedLibraryUsesItsLoadBias) {
   dlclose(handle);
 }
 
-__attribute__((noinline)) int line_map_test_probe(int x) { return x * 3 + 1; } /* LINE:probe */
+__attribute__((noipa)) int line_map_test_probe(int x) { return x * 3 + 1; } /* LINE:probe */
 
 // The test executable itself is PIE: its real bias must shift every range.
 TEST(LineMap, MainExecutableAtItsRealAddress) {
