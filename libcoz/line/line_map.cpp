@@ -41,6 +41,25 @@ std::vector<ExecSegment> exec_segments(Elf* elf, uintptr_t bias) {
   return out;
 }
 
+// Function symbols at runtime addresses, sorted. Line rows never run past the end of the function
+// they start in: libdw sorts rows by address across sequences, so the row that follows a
+// sequence's last row in its table may belong to code far away.
+std::vector<ExecSegment> function_bounds(Dwfl_Module* module) {
+  std::vector<ExecSegment> out;
+  int count = dwfl_module_getsymtab(module);
+  for (int i = 1; i < count; i++) {
+    GElf_Sym sym;
+    GElf_Addr addr = 0;
+    if (dwfl_module_getsym_info(module, i, &sym, &addr, nullptr, nullptr, nullptr) &&
+        GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size > 0) {
+      out.push_back({static_cast<uintptr_t>(addr), static_cast<uintptr_t>(addr + sym.st_size)});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ExecSegment& a, const ExecSegment& b) { return a.lo < b.lo; });
+  return out;
+}
+
 // True if `elf` has debug sections compressed with zstd (which libelf may not read).
 bool has_zstd_debug_sections(Elf* elf) {
   size_t shstrndx = 0;
@@ -105,8 +124,12 @@ std::string normalize_path(const char* raw) {
 class RangeCollector {
  public:
   RangeCollector(const Scope& scope, LineTable* table, std::vector<ExecSegment> segments,
-                 uintptr_t bias)
-      : scope_(scope), table_(table), segments_(std::move(segments)), bias_(bias) {}
+                 std::vector<ExecSegment> functions, uintptr_t bias)
+      : scope_(scope),
+        table_(table),
+        segments_(std::move(segments)),
+        functions_(std::move(functions)),
+        bias_(bias) {}
 
   void add_cu(Dwarf_Lines* lines, size_t count, std::vector<AddressRange>* ranges) {
     const ExecSegment* segment = nullptr;  // of the current sequence; null: skip the sequence
@@ -133,6 +156,7 @@ class RangeCollector {
         continue;
       }
       uintptr_t hi = std::min<uintptr_t>(static_cast<uintptr_t>(next) + bias_, segment->hi);
+      hi = std::min(hi, function_limit(lo));
       if (hi <= lo) {
         continue;
       }
@@ -175,6 +199,25 @@ class RangeCollector {
     return line;
   }
 
+  // The end of the function containing `addr`, or the start of the next function when `addr` is
+  // between functions; unlimited when the object has no function symbols.
+  uintptr_t function_limit(uintptr_t addr) const {
+    auto next = std::upper_bound(functions_.begin(), functions_.end(), addr,
+                                 [](uintptr_t a, const ExecSegment& f) { return a < f.lo; });
+    uintptr_t limit = next == functions_.end() ? UINTPTR_MAX : next->lo;
+    // Functions may nest (aliases, local labels with sizes): take the innermost containing one.
+    for (auto it = next; it != functions_.begin();) {
+      --it;
+      if (addr < it->hi) {
+        return std::min(limit, it->hi);
+      }
+      if (next - it > 4) {
+        break;
+      }
+    }
+    return limit;
+  }
+
   const ExecSegment* segment_of(uintptr_t addr) const {
     for (const ExecSegment& seg : segments_) {
       if (addr >= seg.lo && addr < seg.hi) {
@@ -186,7 +229,8 @@ class RangeCollector {
 
   const Scope& scope_;
   LineTable* table_;
-  std::vector<ExecSegment> segments_;  // runtime addresses
+  std::vector<ExecSegment> segments_;   // runtime addresses
+  std::vector<ExecSegment> functions_;  // runtime addresses, sorted
   uintptr_t bias_;                     // DWARF address -> runtime address
   std::unordered_map<const char*, const std::string*> files_;  // libdw's names are stable
   std::unordered_map<uint64_t, SourceLine*> seen_;
@@ -252,6 +296,7 @@ struct DebugSession {
   char* search_ptr = nullptr;
   Dwfl_Callbacks callbacks = {};
   std::unique_ptr<Dwfl, void (*)(Dwfl*)> dwfl{nullptr, dwfl_end};
+  Dwfl_Module* module = nullptr;
   Elf* elf = nullptr;
   GElf_Addr elf_bias = 0;      // runtime address = ELF address + elf_bias
   Dwarf* dwarf = nullptr;
@@ -273,8 +318,8 @@ struct DebugSession {
       return;
     }
     dwfl_report_begin(dwfl.get());
-    Dwfl_Module* module = dwfl_report_elf(dwfl.get(), object.path.c_str(), object.path.c_str(),
-                                          -1, object.bias, true);
+    module = dwfl_report_elf(dwfl.get(), object.path.c_str(), object.path.c_str(), -1,
+                             object.bias, true);
     dwfl_report_end(dwfl.get(), nullptr, nullptr);
     if (module) {
       void** userdata = nullptr;
@@ -370,6 +415,7 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
   out->debug_file = session.debug_file;
 
   RangeCollector collector(scope, table, exec_segments(session.elf, session.elf_bias),
+                           function_bounds(session.module),
                            static_cast<uintptr_t>(session.dwarf_bias));
   std::vector<AddressRange> kept;
   size_t units_with_lines = 0;
@@ -389,9 +435,11 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
     return out;
   }
 
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const AddressRange& a, const AddressRange& b) { return a.lo < b.lo; });
-  // Overlaps come from duplicated sequences (e.g. identical-code folding); first one wins.
+  // Overlaps come from duplicated sequences (COMDAT code kept once but described by every unit
+  // that had a copy): at equal starts the tighter range wins, then the first.
+  std::stable_sort(kept.begin(), kept.end(), [](const AddressRange& a, const AddressRange& b) {
+    return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+  });
   std::vector<AddressRange>& final_ranges = out->ranges;
   final_ranges.reserve(kept.size());
   for (const AddressRange& r : kept) {
