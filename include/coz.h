@@ -82,6 +82,35 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
 #define COZ_BEGIN(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_BEGIN, name)
 #define COZ_END(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name)
 
+/* For programs with their own blocking primitives (futex-based locks, custom queues): call
+ * COZ_PRE_BLOCK() before a thread may block or wake another, COZ_POST_BLOCK(woken) after it
+ * blocked (woken: nonzero if another thread released it, zero after a timeout), and
+ * COZ_CATCH_UP() before waking another thread without blocking. The profiler then credits
+ * virtual-speedup delays correctly (dissertation section 5.2.5.4). No-ops without the runtime. */
+typedef void (*coz_void_fn_t)(void);
+typedef void (*coz_int_fn_t)(int);
+
+/* Looks `symbol` up once per site and calls it with `args` (a parenthesised list). */
+#define COZ_CALL_RUNTIME_(fn_type, symbol, args)                                       \
+  do {                                                                                 \
+    static void* coz_site_fn_ = 0;                                                     \
+    void* coz_f_ = __atomic_load_n(&coz_site_fn_, __ATOMIC_ACQUIRE);                   \
+    if (__builtin_expect(coz_f_ == 0, 0)) {                                            \
+      coz_f_ = dlsym ? dlsym(COZ_RTLD_DEFAULT_, symbol) : 0;                           \
+      if (!coz_f_) coz_f_ = (void*)COZ_ABSENT_COUNTER_;                                \
+      __atomic_store_n(&coz_site_fn_, coz_f_, __ATOMIC_RELEASE);                       \
+    }                                                                                  \
+    if (coz_f_ != (void*)COZ_ABSENT_COUNTER_) {                                        \
+      fn_type coz_call_;                                                               \
+      __builtin_memcpy(&coz_call_, &coz_f_, sizeof coz_f_);                            \
+      coz_call_ args;                                                                  \
+    }                                                                                  \
+  } while (0)
+
+#define COZ_PRE_BLOCK() COZ_CALL_RUNTIME_(coz_void_fn_t, "_coz_pre_block", ())
+#define COZ_POST_BLOCK(woken) COZ_CALL_RUNTIME_(coz_int_fn_t, "_coz_post_block", ((woken) ? 1 : 0))
+#define COZ_CATCH_UP() COZ_CALL_RUNTIME_(coz_void_fn_t, "_coz_catch_up", ())
+
 #if defined(__cplusplus)
 }
 #endif

@@ -1,6 +1,8 @@
 // Resolution of the real functions behind the hooks (see real_functions.h).
 #include "interpose/real_functions.h"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstring>
 
@@ -28,7 +30,9 @@ void resolve(T* slot, const char* name) {
 
 const RealFunctions& real() {
   if (!g_resolved.load(std::memory_order_acquire)) {
-    resolve(&g_real.pthread_create, "pthread_create");
+#define COZ_RESOLVE(name, ret, params) resolve(&g_real.name, #name);
+    COZ_REAL_FUNCTIONS(COZ_RESOLVE)
+#undef COZ_RESOLVE
     g_resolved.store(true, std::memory_order_release);
   }
   return g_real;

@@ -44,15 +44,37 @@ std::vector<ExecSegment> exec_segments(Elf* elf, uintptr_t bias) {
 // Function symbols at runtime addresses, sorted. Line rows never run past the end of the function
 // they start in: libdw sorts rows by address across sequences, so the row that follows a
 // sequence's last row in its table may belong to code far away.
-std::vector<ExecSegment> function_bounds(Dwfl_Module* module) {
+std::vector<ExecSegment> function_bounds(Dwfl_Module* module, Elf* elf, uintptr_t elf_bias) {
   std::vector<ExecSegment> out;
-  int count = dwfl_module_getsymtab(module);
-  for (int i = 1; i < count; i++) {
-    GElf_Sym sym;
-    GElf_Addr addr = 0;
-    if (dwfl_module_getsym_info(module, i, &sym, &addr, nullptr, nullptr, nullptr) &&
-        GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size > 0) {
-      out.push_back({static_cast<uintptr_t>(addr), static_cast<uintptr_t>(addr + sym.st_size)});
+  auto add = [&out](const GElf_Sym& sym, uintptr_t addr) {
+    if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size > 0 && sym.st_shndx != SHN_UNDEF) {
+      out.push_back({addr, addr + static_cast<uintptr_t>(sym.st_size)});
+    }
+  };
+  // Fast path: the object's own .symtab, read directly.
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn && out.empty(); scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    Elf_Data* data = nullptr;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize == 0 ||
+        !(data = elf_getdata(scn, nullptr))) {
+      continue;
+    }
+    size_t count = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 1; i < count; i++) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym)) {
+        add(sym, static_cast<uintptr_t>(sym.st_value) + elf_bias);
+      }
+    }
+  }
+  if (out.empty()) {  // stripped: elfutils finds the symbols in the debug file or .dynsym
+    int count = dwfl_module_getsymtab(module);
+    for (int i = 1; i < count; i++) {
+      GElf_Sym sym;
+      GElf_Addr addr = 0;
+      if (dwfl_module_getsym_info(module, i, &sym, &addr, nullptr, nullptr, nullptr)) {
+        add(sym, static_cast<uintptr_t>(addr));
+      }
     }
   }
   std::sort(out.begin(), out.end(),
@@ -415,7 +437,7 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
   out->debug_file = session.debug_file;
 
   RangeCollector collector(scope, table, exec_segments(session.elf, session.elf_bias),
-                           function_bounds(session.module),
+                           function_bounds(session.module, session.elf, session.elf_bias),
                            static_cast<uintptr_t>(session.dwarf_bias));
   std::vector<AddressRange> kept;
   size_t units_with_lines = 0;

@@ -1,4 +1,5 @@
 // The library's entry points: constructor, destructor, and the exported progress-point ABI.
+#include "interpose/real_functions.h"
 #include "platform.h"
 #include "runtime/runtime.h"
 
@@ -12,6 +13,7 @@ coz::ProgressPoints& process_progress_points() {
 }
 
 __attribute__((constructor)) void coz_start() {
+  coz::real();  // resolve every hook's real function before the program can race us to it
   std::vector<std::string> errors;
   coz::Config config = coz::Config::from_environment(&errors);
   if (!errors.empty()) {
@@ -37,4 +39,25 @@ __attribute__((destructor)) void coz_stop() {
 // an unknown type. Called once per macro site by coz.h.
 extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int type, const char* name) {
   return process_progress_points().get(type, name);
+}
+
+// Coz's blocking ABI, for programs with their own futex-based locks (COZ_PRE_BLOCK and friends in
+// coz.h): pay owed delays before blocking or waking another thread; after blocking, say whether
+// another thread woke this one.
+extern "C" __attribute__((visibility("default"))) void _coz_pre_block() {
+  if (coz::Runtime* rt = coz::Runtime::active()) {
+    rt->catch_up();
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) void _coz_post_block(int woken) {
+  if (coz::Runtime* rt = coz::Runtime::active()) {
+    rt->post_block(woken != 0);
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) void _coz_catch_up() {
+  if (coz::Runtime* rt = coz::Runtime::active()) {
+    rt->catch_up();
+  }
 }

@@ -30,6 +30,38 @@ void sample_signal_handler(int, siginfo_t* info, void*) {
   errno = saved;
 }
 
+// SIGINT and SIGTERM that would kill the program outright: write the final records first, then
+// die of the signal as the program would have.
+void exit_signal_handler(int sig) {
+  if (Runtime* rt = Runtime::active()) {
+    rt->shutdown();
+  }
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  real().sigaction(sig, &dfl, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  real().pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
+void install_exit_signal_handlers() {
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction current = {};
+    if (real().sigaction(sig, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
+        (current.sa_flags & SA_SIGINFO)) {
+      continue;  // the program (or its parent) chose what happens: leave it
+    }
+    struct sigaction sa = {};
+    sa.sa_handler = exit_signal_handler;
+    sigfillset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    real().sigaction(sig, &sa, nullptr);
+  }
+}
+
 void thread_key_destructor(void* state) {
   if (Runtime* rt = Runtime::active()) {
     rt->on_thread_exit(static_cast<ThreadState*>(state));
@@ -43,9 +75,9 @@ class SampleSignalBlock {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, platform::sample_signal());
-    pthread_sigmask(SIG_BLOCK, &set, &saved_);
+    real().pthread_sigmask(SIG_BLOCK, &set, &saved_);
   }
-  ~SampleSignalBlock() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+  ~SampleSignalBlock() { real().pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
 
  private:
   sigset_t saved_;
@@ -179,7 +211,8 @@ bool Runtime::start() {
   sa.sa_sigaction = sample_signal_handler;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigfillset(&sa.sa_mask);  // nothing may interrupt (or longjmp out of) a drain
-  sigaction(platform::sample_signal(), &sa, nullptr);
+  real().sigaction(platform::sample_signal(), &sa, nullptr);
+  install_exit_signal_handlers();
 
   pthread_key_create(&thread_key_, thread_key_destructor);
   pthread_atfork(nullptr, nullptr, [] { active_.store(nullptr, std::memory_order_release); });
@@ -207,9 +240,9 @@ bool Runtime::start() {
   // The profiler thread takes no signals meant for the program, and is not sampled.
   sigset_t all, saved;
   sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  real().pthread_sigmask(SIG_SETMASK, &all, &saved);
   profiler_running_ = real().pthread_create(&profiler_thread_, nullptr, profiler_main, this) == 0;
-  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  real().pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (!profiler_running_) {
     report("error: cannot start the profiler thread", true);
   }
@@ -257,7 +290,7 @@ void Runtime::on_thread_start(const LocalDelays& inherited) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, platform::sample_signal());
-  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);  // the program may have blocked everything
+  real().pthread_sigmask(SIG_UNBLOCK, &set, nullptr);  // the program may have blocked everything
   std::string error;
   ThreadState* state = threads_.attach(platform::current_tid(), backend_.get(), &error);
   if (!state) {

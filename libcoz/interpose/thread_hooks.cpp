@@ -1,6 +1,6 @@
-// Interposed functions: thread creation, to sample every thread. Each hook forwards to the real
-// function and tells the runtime, if one is active. (dlopen is deliberately not interposed: glibc
-// resolves $ORIGIN and RUNPATH relative to dlopen's caller; the profiler thread polls instead.)
+// Thread creation: every new thread is sampled from its first instruction and inherits its
+// creator's delay count. (dlopen is deliberately not interposed: glibc resolves $ORIGIN and
+// RUNPATH relative to dlopen's caller; the profiler thread polls for new libraries instead.)
 #include <pthread.h>
 
 #include <new>
@@ -25,7 +25,11 @@ void* thread_trampoline(void* p) {
   if (Runtime* rt = Runtime::active()) {
     rt->on_thread_start(start.delays);
   }
-  return start.routine(start.arg);  // the thread-exit side runs from the runtime's key destructor
+  void* result = start.routine(start.arg);
+  if (Runtime* rt = Runtime::active()) {
+    rt->catch_up();  // pay before joiners are woken; the key destructor stops sampling
+  }
+  return result;
 }
 
 }  // namespace
