@@ -149,7 +149,8 @@ int run_command(const std::vector<std::string>& args) {
     }
     // Settings left in the environment by the user or an outer `coz run` must not leak in.
     for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kEndToEnd, env::kFixedLine,
-                            env::kFixedSpeedup, env::kSampleBatch, env::kVerbose}) {
+                            env::kFixedSpeedup, env::kSampleBatch, env::kVerbose,
+                            env::kExperimentLength, env::kZeroSpeedupShare}) {
       unsetenv(key);
     }
     std::string preload = runtime;
@@ -177,6 +178,12 @@ int run_command(const std::vector<std::string>& args) {
     }
     if (options.verbose) {
       setenv(env::kVerbose, "1", 1);
+    }
+    if (options.experiment_length_ns > 0) {
+      setenv(env::kExperimentLength, std::to_string(options.experiment_length_ns).c_str(), 1);
+    }
+    if (options.zero_speedup_share >= 0) {
+      setenv(env::kZeroSpeedupShare, std::to_string(options.zero_speedup_share).c_str(), 1);
     }
     std::vector<char*> argv;
     for (std::string& a : options.command) {

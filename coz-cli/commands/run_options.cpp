@@ -22,6 +22,9 @@ const char* const kRunUsage =
     "      --fixed-line FILE:LINE  only speed up this line\n"
     "      --fixed-speedup N       only use this speedup, 0-100 (percent)\n"
     "      --sampling-period T     CPU time between samples: 1ms (default), 500us, ...\n"
+    "      --experiment-length T   first experiment length: 500ms (default); doubles while\n"
+    "                              an experiment sees fewer than 5 progress-point visits\n"
+    "      --zero-speedup-share P  share of 0% (baseline) experiments, 0-1 (default 0.5)\n"
     "  -v, --verbose               say what the profiler is doing\n"
     "  -h, --help                  show this help\n"
     "\n"
@@ -188,6 +191,27 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
         return false;
       }
       out->sampling_period_ns = ns;
+    } else if (arg == "--experiment-length") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      uint64_t ns = 0;
+      if (!parse_duration_ns(v, &ns) || ns < 1000000 || ns > 3600000000000ull) {
+        *error = "--experiment-length '" + v + "' must be a duration from 1ms to 1h (for example 500ms)";
+        return false;
+      }
+      out->experiment_length_ns = ns;
+    } else if (arg == "--zero-speedup-share") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      char* end = nullptr;
+      double share = strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(share >= 0 && share <= 1)) {
+        *error = "--zero-speedup-share '" + v + "' must be a fraction from 0 to 1 (for example 0.5)";
+        return false;
+      }
+      out->zero_speedup_share = share;
     } else if (!arg.empty() && arg[0] == '-') {
       *error = "unknown option " + arg + " (see coz run --help)";
       return false;

@@ -46,6 +46,14 @@ TEST(RunOptions, EveryOption) {
   EXPECT_EQ(o.command, (std::vector<std::string>{"prog"}));
 }
 
+TEST(RunOptions, ExperimentSettings) {
+  RunOptions o = parse_ok({"--experiment-length", "50ms", "--zero-speedup-share", "0.25", "---", "p"});
+  EXPECT_EQ(o.experiment_length_ns, 50000000u);
+  EXPECT_DOUBLE_EQ(o.zero_speedup_share, 0.25);
+  EXPECT_NE(parse_error({"--zero-speedup-share", "1.5", "---", "p"}).find("0 to 1"), std::string::npos);
+  EXPECT_NE(parse_error({"--experiment-length", "10us", "---", "p"}).find("1ms"), std::string::npos);
+}
+
 TEST(RunOptions, Help) { EXPECT_TRUE(parse_ok({"--help"}).help); }
 
 TEST(RunOptions, MalformedValues) {

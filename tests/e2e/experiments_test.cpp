@@ -1,0 +1,187 @@
+// Under the real runtime: synchronisation-heavy programs behave exactly as without the profiler
+// and their profiles hold experiments; fixed line, fixed speedup and end-to-end work alone and
+// together; every way of exiting leaves the completed experiments and the final records.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "record/profile_format.h"
+#include "test_support.h"
+
+namespace coz {
+namespace {
+
+using test::fixture;
+using test::marker_line;
+using test::program_source;
+using test::run_process;
+using test::TempDir;
+
+std::vector<Record> records_of(const std::string& path, RecordKind kind) {
+  std::vector<Record> all, out;
+  std::vector<ParseError> errors;
+  EXPECT_TRUE(read_profile(path, &all, &errors));
+  EXPECT_TRUE(errors.empty());
+  for (Record& r : all) {
+    if (r.kind == kind) {
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::string line_name(const char* source, const char* marker) {
+  return program_source(source) + ":" + std::to_string(marker_line(program_source(source), marker));
+}
+
+class SameBehaviour : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SameBehaviour, OutputAndStatusMatchAndExperimentsRun) {
+  std::string program = fixture(GetParam());
+  auto plain = run_process({program});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto profiled = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---", program});
+  EXPECT_EQ(profiled.status, plain.status) << profiled.err;
+  EXPECT_EQ(profiled.out, plain.out);
+  EXPECT_GE(records_of(profile, RecordKind::kExperiment).size(), 1u) << profiled.err;
+  EXPECT_EQ(records_of(profile, RecordKind::kRuntime).size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, SameBehaviour,
+                         ::testing::Values("sync_mutex", "sync_pipeline", "sync_sem_barrier", "sync_timed",
+                                           "custom_alloc", "signals", "two_hot"));
+
+TEST(Experiments, RecordsCarryTheirFields) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---",
+                        fixture("sync_pipeline")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<Record> all;
+  std::vector<ParseError> errors;
+  ASSERT_TRUE(read_profile(profile, &all, &errors));
+  std::set<std::string> speedups;
+  for (size_t i = 0; i < all.size(); i++) {
+    if (all[i].kind != RecordKind::kExperiment) {
+      continue;
+    }
+    const Record& e = all[i];
+    speedups.insert(e.text("speedup"));
+    EXPECT_NE(e.find("selected"), nullptr);
+    EXPECT_LE(e.u64("duration"), e.u64("elapsed"));
+    EXPECT_EQ(e.u64("elapsed") - e.u64("duration"), e.u64("delays") * e.u64("delay-size"));
+    EXPECT_EQ(e.u64("delay-size"), static_cast<uint64_t>(e.real("speedup") * 1000000 + 0.5));
+    ASSERT_LT(i + 1, all.size());
+    EXPECT_EQ(all[i + 1].kind, RecordKind::kThroughputPoint) << "each experiment lists its points";
+    EXPECT_EQ(all[i + 1].text("name"), "consumed");
+  }
+  EXPECT_GE(speedups.size(), 2u) << "speedups are drawn at random";
+}
+
+TEST(Experiments, FixedLineAndSpeedupEndToEnd) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  std::string hot_b = "two_hot.c:" + std::to_string(marker_line(program_source("two_hot.c"), "hot_b"));
+  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-line", hot_b, "--fixed-speedup", "50",
+                        "-o", profile, "---", fixture("two_hot"), "20"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto experiments = records_of(profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u);
+  const Record& e = experiments[0];
+  EXPECT_EQ(e.text("selected"), line_name("two_hot.c", "hot_b"));
+  EXPECT_EQ(e.text("speedup"), "0.50");
+  EXPECT_GT(e.u64("selected-samples"), 20u);
+  // One thread: it runs the line itself, so it never pauses, but every selected sample counts
+  // as a delay the program was virtually spared.
+  EXPECT_EQ(e.u64("delays"), e.u64("selected-samples"));
+  auto points = records_of(profile, RecordKind::kThroughputPoint);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].u64("delta"), 20u);
+}
+
+TEST(Experiments, FixedLineAloneSelectsOnlyThatLine) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  std::string hot_a = "two_hot.c:" + std::to_string(marker_line(program_source("two_hot.c"), "hot_a"));
+  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-line", hot_a, "--experiment-length", "30ms", "-o",
+                        profile, "---", fixture("two_hot"), "40"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto experiments = records_of(profile, RecordKind::kExperiment);
+  ASSERT_GE(experiments.size(), 3u);
+  for (const Record& e : experiments) {
+    EXPECT_EQ(e.text("selected"), line_name("two_hot.c", "hot_a"));
+  }
+}
+
+TEST(Experiments, FixedSpeedupAloneUsesOnlyThatSpeedup) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-speedup", "25", "--experiment-length", "30ms", "-o",
+                        profile, "---", fixture("two_hot"), "40"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto experiments = records_of(profile, RecordKind::kExperiment);
+  ASSERT_GE(experiments.size(), 3u);
+  for (const Record& e : experiments) {
+    EXPECT_EQ(e.text("speedup"), "0.25");
+  }
+}
+
+TEST(Experiments, EndToEndAloneIsOneExperiment) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "-o", profile, "---", fixture("two_hot"), "20"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(records_of(profile, RecordKind::kExperiment).size(), 1u);
+}
+
+TEST(Experiments, MaskedThreadIsStillSampled) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("signals")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  uint64_t masked = 0;
+  for (const Record& s : records_of(profile, RecordKind::kSamples)) {
+    if (s.text("location") == line_name("signals.c", "masked")) {
+      masked = s.u64("count");
+    }
+  }
+  EXPECT_GT(masked, 100u) << "a thread that blocks every signal is sampled all the same";
+}
+
+struct ExitCase {
+  const char* how;
+  int status;
+};
+
+class Exits : public ::testing::TestWithParam<ExitCase> {};
+
+TEST_P(Exits, LeaveCompletedExperimentsAndFinalRecords) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---",
+                        fixture("exits"), GetParam().how});
+  EXPECT_EQ(r.status, GetParam().status) << r.err;
+  EXPECT_GE(records_of(profile, RecordKind::kExperiment).size(), 1u);
+  EXPECT_EQ(records_of(profile, RecordKind::kRuntime).size(), 1u) << "final records written";
+  bool spin_sampled = false;
+  for (const Record& s : records_of(profile, RecordKind::kSamples)) {
+    spin_sampled = spin_sampled || s.text("location") == line_name("exits.c", "spin");
+  }
+  EXPECT_TRUE(spin_sampled);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ways, Exits,
+                         ::testing::Values(ExitCase{"thread-exit", 3}, ExitCase{"_exit", 4},
+                                           ExitCase{"sigterm", 128 + 15}, ExitCase{"return", 0}),
+                         [](const ::testing::TestParamInfo<ExitCase>& info) {
+                           std::string name = info.param.how;
+                           for (char& c : name) {
+                             c = isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace coz

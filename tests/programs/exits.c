@@ -1,0 +1,41 @@
+/* Ways to leave: argv[1] is "thread-exit" (a worker calls exit(3) while main spins), "_exit"
+ * (_exit(4) from main), or "sigterm" (raise SIGTERM). Each spins first so experiments complete. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coz.h"
+
+volatile unsigned long sink;
+
+static void spin(unsigned long n) {
+  unsigned long v = 1;
+  for (unsigned long i = 0; i < n; i++) {
+    v = v * 2654435761ul + i; /* LINE:spin */
+    if ((i & 0xfffff) == 0) COZ_PROGRESS_NAMED("spin");
+  }
+  sink = v;
+}
+
+static void* exiter(void* arg) {
+  (void)arg;
+  spin(400000000ul);
+  exit(3);
+}
+
+int main(int argc, char** argv) {
+  const char* how = argc > 1 ? argv[1] : "";
+  if (strcmp(how, "thread-exit") == 0) {
+    pthread_t t;
+    pthread_create(&t, NULL, exiter, NULL);
+    for (;;) spin(1000000);
+  }
+  spin(400000000ul);
+  fflush(stdout);
+  if (strcmp(how, "_exit") == 0) _exit(4);
+  if (strcmp(how, "sigterm") == 0) raise(SIGTERM);
+  return 0;
+}
