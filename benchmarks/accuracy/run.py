@@ -21,15 +21,15 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 RUNS = int(os.environ.get("RUNS", "3"))
 SPEEDUPS = [0.25, 0.50, 0.75]
 
-CASES = [  # name, source, extra compile flags
-    ("serial: one thread, two functions", "serial.c", []),
-    ("compute plus sleeping", "sleep.c", []),
-    ("fork-join, marked in longer thread", "fork_join.c", ["-DMARK_LONG"]),
-    ("fork-join, marked in shorter thread", "fork_join.c", []),
-    ("pipeline over bounded queue", "pipeline.c", []),
-    ("mutex critical section dominates", "critical.c", []),
-    ("semaphore pool", "sem_pool.c", []),
-    ("hot line in one phase only", "phase.c", []),
+CASES = [  # name, source, extra compile flags, marker of the line to speed up
+    ("serial: one thread, two functions", "serial.c", [], "MARKED"),
+    ("compute plus sleeping", "sleep.c", [], "MARKED"),
+    ("fork-join, marked in longer thread", "fork_join.c", ["-DMARK_LONG"], "MARKED:long"),
+    ("fork-join, marked in shorter thread", "fork_join.c", [], "MARKED:short"),
+    ("pipeline over bounded queue", "pipeline.c", [], "MARKED"),
+    ("mutex critical section dominates", "critical.c", [], "MARKED"),
+    ("semaphore pool", "sem_pool.c", [], "MARKED"),
+    ("hot line in one phase only", "phase.c", [], "MARKED"),
 ]
 
 def build(work, source, flags, debug, suffix):
@@ -39,12 +39,12 @@ def build(work, source, flags, debug, suffix):
                     "-lpthread"], check=True)
     return out
 
-def marked_line(source):
+def marked_line(source, marker):
     with open(os.path.join(HERE, "programs", source)) as f:
         for number, line in enumerate(f, 1):
-            if "MARKED" in line and "#include" not in line and "line marked" not in line:
+            if f"/* {marker} */" in line:
                 return number
-    raise SystemExit(f"no MARKED line in {source}")
+    raise SystemExit(f"no {marker} line in {source}")
 
 def real_period(binary, speedup):
     env = dict(os.environ, ACC_SPEEDUP=str(speedup))
@@ -69,7 +69,8 @@ def ours_period(coz, binary, line_spec, speedup, scratch):
     profile = os.path.join(scratch, "ours.coz")
     if os.path.exists(profile):
         os.remove(profile)
-    subprocess.run([coz, "run", "--end-to-end", "--fixed-line", line_spec, "--fixed-speedup",
+    extra = os.environ.get("OUR_OPTIONS", "").split()
+    subprocess.run([coz, "run", *extra, "--end-to-end", "--fixed-line", line_spec, "--fixed-speedup",
                     str(int(round(speedup * 100))), "-o", profile, "---", binary],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return profile_period(profile)
@@ -98,12 +99,12 @@ def main():
     scratch = tempfile.mkdtemp()
     only = os.environ.get("CASES")
     rows = []
-    for name, source, flags in CASES:
+    for name, source, flags, marker in CASES:
         if only and not any(o in name for o in only.split(",")):
             continue
         ours_bin = build(work, source, flags, ["-g"], "")
         coz_bin = build(work, source, flags, ["-gdwarf-3", "-gstrict-dwarf"], "_dwarf3") if have_debian else None
-        line_spec = f"{source}:{marked_line(source)}"
+        line_spec = f"{source}:{marked_line(source, marker)}"
         levels = [0.0] + SPEEDUPS
         real = {s: [] for s in levels}
         ours = {s: [] for s in levels}

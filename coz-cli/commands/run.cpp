@@ -179,6 +179,9 @@ int run_command(const std::vector<std::string>& args) {
     if (options.verbose) {
       setenv(env::kVerbose, "1", 1);
     }
+    if (options.sample_batch > 0) {
+      setenv(env::kSampleBatch, std::to_string(options.sample_batch).c_str(), 1);
+    }
     if (options.experiment_length_ns > 0) {
       setenv(env::kExperimentLength, std::to_string(options.experiment_length_ns).c_str(), 1);
     }

@@ -16,6 +16,7 @@ struct RunOptions {
   int fixed_speedup = -1;    // 0-100, -1 when not fixed
   uint64_t sampling_period_ns = 1000000;
   uint64_t experiment_length_ns = 0;  // 0: the runtime's default (500 ms)
+  uint32_t sample_batch = 0;          // 0: the runtime's default
   double zero_speedup_share = -1;     // -1: the runtime's default (0.5)
   bool verbose = false;
   bool help = false;

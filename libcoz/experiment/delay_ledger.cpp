@@ -63,6 +63,30 @@ void DelayLedger::credit(LocalDelays& local) {
   }
 }
 
+void DelayLedger::absorb(LocalDelays& local, uint64_t selected) {
+  uint64_t global = global_.load(std::memory_order_acquire);
+  sync_epoch(local, global);
+  if (!active()) {
+    return;
+  }
+  local.count += selected;
+  while (unpack_count(global) < local.count && unpack_epoch(global) == local.epoch) {
+    if (global_.compare_exchange_weak(global, pack(local.epoch, local.count),
+                                      std::memory_order_acq_rel)) {
+      return;
+    }
+  }
+}
+
+void DelayLedger::credit_to(LocalDelays& local, uint64_t count) {
+  uint64_t global = global_.load(std::memory_order_acquire);
+  sync_epoch(local, global);
+  uint64_t limit = count < unpack_count(global) ? count : unpack_count(global);
+  if (limit > local.count) {
+    local.count = limit;
+  }
+}
+
 uint64_t DelayLedger::pause_for(LocalDelays& local, uint64_t want_ns) {
   int64_t want = static_cast<int64_t>(want_ns);
   if (local.excess_ns >= want) {

@@ -41,8 +41,16 @@ class DelayLedger {
   // The nanoseconds this thread owes now (for catching up before it blocks or wakes another);
   // marks them as taken, so the caller must pause for them.
   uint64_t take_owed(LocalDelays& local);
-  // A thread woken by another is credited with every delay inserted so far.
+  // A thread woken by another is credited with every delay inserted so far (Coz's rule, used
+  // where the waker is unknown: COZ_POST_BLOCK).
   void credit(LocalDelays& local);
+  // Gives selected-line samples to the ledger without pausing (raising the global count when
+  // this thread is ahead); what the thread owes stays owed.
+  void absorb(LocalDelays& local, uint64_t selected);
+  // A thread woken by a waker whose count was `count` is credited up to that count.
+  void credit_to(LocalDelays& local, uint64_t count);
+  // The current experiment's epoch, and the caller's count synced to it.
+  uint64_t epoch() const { return unpack_epoch(global_.load(std::memory_order_acquire)); }
 
   // How long to really sleep for a pause of `want_ns`, after taking off earlier overshoot.
   static uint64_t pause_for(LocalDelays& local, uint64_t want_ns);

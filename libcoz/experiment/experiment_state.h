@@ -7,12 +7,14 @@
 #include <cstdint>
 
 #include "experiment/delay_ledger.h"
+#include "experiment/handoff_table.h"
 #include "line/line_table.h"
 
 namespace coz {
 
 struct ExperimentState {
   DelayLedger ledger;
+  HandoffTable handoffs;
   std::atomic<SourceLine*> selected{nullptr};  // the line being sped up, or null
   std::atomic<uint64_t> selected_samples{0};   // samples in it during this experiment
   std::atomic<bool> want_line{false};          // the profiler waits for a line to test

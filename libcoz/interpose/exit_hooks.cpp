@@ -1,4 +1,4 @@
-// Hooks for leaving: a thread that exits pays what it owes first (its joiners are credited), and
+// Hooks for leaving: an exiting thread hands its delay count to its joiner, and
 // _exit/_Exit, which skip the library destructor, shut the profiler down themselves so the
 // profile keeps its final records.
 #include "interpose/hook_support.h"
@@ -31,7 +31,7 @@ COZ_EXPORT void _Exit(int status) noexcept {
 
 COZ_EXPORT void pthread_exit(void* value) {
   if (coz::Runtime* rt = coz::Runtime::active()) {
-    rt->catch_up();
+    rt->before_wake(coz::hooks::thread_key(pthread_self()));  // for the joiner
   }
   real().pthread_exit(value);
   __builtin_unreachable();

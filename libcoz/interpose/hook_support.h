@@ -1,7 +1,9 @@
-// Shared shapes of the blocking and waking hooks (section 5.2.5.4): a thread pays every delay it
-// owes before it may block or wake another, and a thread that another thread released is
-// credited with the delays inserted while it waited. Each hook is a short forwarder built from
-// these; with no active runtime they call the real function and nothing else.
+// Shared shapes of the blocking and waking hooks (section 5.2.5.4, with the delay-count handoff
+// of experiment/handoff_table.h): a thread about to release or signal a primitive publishes its
+// delay count on it and pays what it owes only once it has released the lock; a thread that
+// another thread released from a wait is credited up to the count that thread published. Each
+// hook is a short forwarder built from these; with no active runtime they only call the real
+// function.
 #pragma once
 
 #include <errno.h>
@@ -13,44 +15,58 @@
 
 namespace coz::hooks {
 
-// A call that may wake another thread.
+// Releasing `key` (unlock, post): publish, release, then pay.
 template <typename Call>
-inline auto waking(Call&& call) {
-  if (Runtime* rt = Runtime::active()) {
-    rt->catch_up();
-  }
-  return call();
-}
-
-// A call that may block until another thread acts; `released(result)` says whether another
-// thread let it go (a timeout or an error earns no credit).
-template <typename Call, typename Released>
-inline auto blocking(Call&& call, Released&& released) {
+inline auto releasing(const void* key, Call&& call) {
   Runtime* rt = Runtime::active();
   if (!rt) {
     return call();
   }
-  rt->catch_up();
+  rt->before_wake(key);
   auto result = call();
-  rt->post_block(released(result));
+  int saved = errno;
+  rt->after_release();
+  errno = saved;
   return result;
 }
 
-// A lock: try without blocking first, so an uncontended acquisition costs no delay
-// bookkeeping; otherwise block as above. `busy` is the try call's "would block" result.
+// Signalling `key` while the caller may hold a lock (condition variables): publish only; the
+// caller pays when it releases the lock.
+template <typename Call>
+inline auto signalling(const void* key, Call&& call) {
+  if (Runtime* rt = Runtime::active()) {
+    rt->before_wake(key);
+  }
+  return call();
+}
+
+// Waiting on `key` until another thread acts; `released(result)` says whether one did (a timeout
+// or an error earns no credit).
+template <typename Call, typename Released>
+inline auto waiting(const void* key, Call&& call, Released&& released) {
+  Runtime* rt = Runtime::active();
+  if (!rt) {
+    return call();
+  }
+  auto result = call();
+  rt->after_block(key, released(result));
+  return result;
+}
+
+// A lock: an uncontended acquisition waited for nobody; otherwise wait as above. `busy` is the
+// try call's "would block" result.
 template <typename Try, typename Block, typename Released>
-inline auto locking(Try&& attempt, int busy, Block&& block, Released&& released) {
+inline auto locking(const void* key, Try&& attempt, int busy, Block&& block, Released&& released) {
   Runtime* rt = Runtime::active();
   if (!rt) {
     return block();
   }
   auto result = attempt();
   if (result != busy) {
-    return result;  // acquired (or failed) without waiting
+    return result;
   }
-  rt->catch_up();
   result = block();
-  rt->post_block(released(result));
+  rt->after_block(key, released(result));
   return result;
 }
 
@@ -58,7 +74,13 @@ inline bool returned_zero(int rc) { return rc == 0; }
 inline bool returned_positive(int rc) { return rc > 0; }
 inline bool always(int) { return true; }
 
-// -1/errno functions (sem_*): "would block" from the try call.
-inline int sem_busy() { return -1; }
+// The key under which signal senders and signal waiters meet.
+inline const void* signal_key() {
+  static const char key = 0;
+  return &key;
+}
+
+// The key under which an exiting thread meets its joiner.
+inline const void* thread_key(pthread_t thread) { return Runtime::thread_handoff_key(thread); }
 
 }  // namespace coz::hooks

@@ -26,30 +26,31 @@ const sigset_t* without_ours(const sigset_t* set, sigset_t* copy) {
 
 // --- sending ---------------------------------------------------------------------------------
 COZ_EXPORT int kill(pid_t pid, int sig) {
-  return waking([=] { return real().kill(pid, sig); });
+  return releasing(signal_key(), [=] { return real().kill(pid, sig); });
 }
 COZ_EXPORT int pthread_kill(pthread_t t, int sig) {
-  return waking([=] { return real().pthread_kill(t, sig); });
+  return releasing(signal_key(), [=] { return real().pthread_kill(t, sig); });
 }
 COZ_EXPORT int pthread_sigqueue(pthread_t t, int sig, const union sigval value) {
-  return waking([=] { return real().pthread_sigqueue(t, sig, value); });
+  return releasing(signal_key(), [=] { return real().pthread_sigqueue(t, sig, value); });
 }
 
 // --- waiting ---------------------------------------------------------------------------------
 COZ_EXPORT int sigwait(const sigset_t* set, int* sig) {
   sigset_t copy;
   const sigset_t* use = without_ours(set, &copy);
-  return blocking([=] { return real().sigwait(use, sig); }, returned_zero);
+  return waiting(signal_key(), [=] { return real().sigwait(use, sig); }, returned_zero);
 }
 COZ_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
   sigset_t copy;
   const sigset_t* use = without_ours(set, &copy);
-  return blocking([=] { return real().sigwaitinfo(use, info); }, returned_positive);
+  return waiting(signal_key(), [=] { return real().sigwaitinfo(use, info); }, returned_positive);
 }
 COZ_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
   sigset_t copy;
   const sigset_t* use = without_ours(set, &copy);
-  return blocking([=] { return real().sigtimedwait(use, info, timeout); }, returned_positive);
+  return waiting(signal_key(), [=] { return real().sigtimedwait(use, info, timeout); },
+                 returned_positive);
 }
 COZ_EXPORT int sigsuspend(const sigset_t* mask) {
   // A suspended thread runs no code and takes no samples: keep the sampling signal blocked
@@ -61,7 +62,7 @@ COZ_EXPORT int sigsuspend(const sigset_t* mask) {
     sigaddset(&copy, coz::platform::sample_signal());
     use = &copy;
   }
-  return blocking([=] { return real().sigsuspend(use); }, always);
+  return waiting(signal_key(), [=] { return real().sigsuspend(use); }, always);
 }
 
 // --- handlers and masks ----------------------------------------------------------------------

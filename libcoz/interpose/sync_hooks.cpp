@@ -7,79 +7,91 @@ using namespace coz::hooks;
 
 // --- mutexes ---------------------------------------------------------------------------------
 COZ_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
-  return locking([m] { return real().pthread_mutex_trylock(m); }, EBUSY,
+  return locking(m, [m] { return real().pthread_mutex_trylock(m); }, EBUSY,
                  [m] { return real().pthread_mutex_lock(m); }, returned_zero);
 }
 COZ_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
-  return blocking([=] { return real().pthread_mutex_timedlock(m, t); }, returned_zero);
+  return waiting(m, [=] { return real().pthread_mutex_timedlock(m, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t c, const struct timespec* t) {
-  return blocking([=] { return real().pthread_mutex_clocklock(m, c, t); }, returned_zero);
+  return waiting(m, [=] { return real().pthread_mutex_clocklock(m, c, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
-  return waking([m] { return real().pthread_mutex_unlock(m); });
+  return releasing(m, [m] { return real().pthread_mutex_unlock(m); });
 }
 
 // --- condition variables ---------------------------------------------------------------------
+// The waiter holds the mutex when it calls wait and again when wait returns: nothing is paid
+// here. The signaller usually holds it too: it publishes now and pays when it unlocks.
 COZ_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
-  return blocking([=] { return real().pthread_cond_wait(c, m); }, returned_zero);
+  return waiting(c, [=] { return real().pthread_cond_wait(c, m); }, returned_zero);
 }
 COZ_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
-  return blocking([=] { return real().pthread_cond_timedwait(c, m, t); }, returned_zero);
+  return waiting(c, [=] { return real().pthread_cond_timedwait(c, m, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t k,
                                       const struct timespec* t) {
-  return blocking([=] { return real().pthread_cond_clockwait(c, m, k, t); }, returned_zero);
+  return waiting(c, [=] { return real().pthread_cond_clockwait(c, m, k, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_cond_signal(pthread_cond_t* c) {
-  return waking([c] { return real().pthread_cond_signal(c); });
+  return signalling(c, [c] { return real().pthread_cond_signal(c); });
 }
 COZ_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) {
-  return waking([c] { return real().pthread_cond_broadcast(c); });
+  return signalling(c, [c] { return real().pthread_cond_broadcast(c); });
 }
 
 // --- read-write locks ------------------------------------------------------------------------
 COZ_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
-  return locking([l] { return real().pthread_rwlock_tryrdlock(l); }, EBUSY,
+  return locking(l, [l] { return real().pthread_rwlock_tryrdlock(l); }, EBUSY,
                  [l] { return real().pthread_rwlock_rdlock(l); }, returned_zero);
 }
 COZ_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
-  return locking([l] { return real().pthread_rwlock_trywrlock(l); }, EBUSY,
+  return locking(l, [l] { return real().pthread_rwlock_trywrlock(l); }, EBUSY,
                  [l] { return real().pthread_rwlock_wrlock(l); }, returned_zero);
 }
 COZ_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) {
-  return blocking([=] { return real().pthread_rwlock_timedrdlock(l, t); }, returned_zero);
+  return waiting(l, [=] { return real().pthread_rwlock_timedrdlock(l, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) {
-  return blocking([=] { return real().pthread_rwlock_timedwrlock(l, t); }, returned_zero);
+  return waiting(l, [=] { return real().pthread_rwlock_timedwrlock(l, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t c, const struct timespec* t) {
-  return blocking([=] { return real().pthread_rwlock_clockrdlock(l, c, t); }, returned_zero);
+  return waiting(l, [=] { return real().pthread_rwlock_clockrdlock(l, c, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t c, const struct timespec* t) {
-  return blocking([=] { return real().pthread_rwlock_clockwrlock(l, c, t); }, returned_zero);
+  return waiting(l, [=] { return real().pthread_rwlock_clockwrlock(l, c, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
-  return waking([l] { return real().pthread_rwlock_unlock(l); });
+  return releasing(l, [l] { return real().pthread_rwlock_unlock(l); });
 }
 
 // --- barriers and joins ----------------------------------------------------------------------
 COZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
-  // Both waking (the last arrival releases the others) and blocking (everyone else waits).
-  return blocking([b] { return real().pthread_barrier_wait(b); },
-                  [](int rc) { return rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD; });
+  // Every arrival publishes; the last one releases the rest, who are credited up to the highest
+  // count among the arrivals. Nobody holds a lock afterwards, so debts are paid then.
+  coz::Runtime* rt = coz::Runtime::active();
+  if (!rt) {
+    return real().pthread_barrier_wait(b);
+  }
+  rt->before_wake(b);
+  int rc = real().pthread_barrier_wait(b);
+  rt->after_block(b, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
+  rt->after_release();
+  return rc;
 }
 COZ_EXPORT int pthread_join(pthread_t t, void** result) {
-  return blocking([=] { return real().pthread_join(t, result); }, returned_zero);
+  return waiting(thread_key(t), [=] { return real().pthread_join(t, result); }, returned_zero);
 }
 COZ_EXPORT int pthread_tryjoin_np(pthread_t t, void** result) {
-  return waking([=] { return real().pthread_tryjoin_np(t, result); });  // never blocks
+  return real().pthread_tryjoin_np(t, result);  // never blocks
 }
 COZ_EXPORT int pthread_timedjoin_np(pthread_t t, void** result, const struct timespec* limit) {
-  return blocking([=] { return real().pthread_timedjoin_np(t, result, limit); }, returned_zero);
+  return waiting(thread_key(t), [=] { return real().pthread_timedjoin_np(t, result, limit); },
+                 returned_zero);
 }
 COZ_EXPORT int pthread_clockjoin_np(pthread_t t, void** result, clockid_t c, const struct timespec* limit) {
-  return blocking([=] { return real().pthread_clockjoin_np(t, result, c, limit); }, returned_zero);
+  return waiting(thread_key(t), [=] { return real().pthread_clockjoin_np(t, result, c, limit); },
+                 returned_zero);
 }
 
 // --- semaphores ------------------------------------------------------------------------------
@@ -96,19 +108,18 @@ COZ_EXPORT int sem_wait(sem_t* s) {
     return -1;
   }
   errno = saved;
-  rt->catch_up();
   int rc = real().sem_wait(s);
   saved = errno;
-  rt->post_block(rc == 0);
+  rt->after_block(s, rc == 0);
   errno = saved;
   return rc;
 }
 COZ_EXPORT int sem_timedwait(sem_t* s, const struct timespec* t) {
-  return blocking([=] { return real().sem_timedwait(s, t); }, returned_zero);
+  return waiting(s, [=] { return real().sem_timedwait(s, t); }, returned_zero);
 }
 COZ_EXPORT int sem_clockwait(sem_t* s, clockid_t c, const struct timespec* t) {
-  return blocking([=] { return real().sem_clockwait(s, c, t); }, returned_zero);
+  return waiting(s, [=] { return real().sem_clockwait(s, c, t); }, returned_zero);
 }
 COZ_EXPORT int sem_post(sem_t* s) {
-  return waking([s] { return real().sem_post(s); });
+  return releasing(s, [s] { return real().sem_post(s); });
 }

@@ -5,8 +5,7 @@
 
 #include <new>
 
-#include "interpose/real_functions.h"
-#include "runtime/runtime.h"
+#include "interpose/hook_support.h"
 
 using coz::real;
 using coz::Runtime;
@@ -27,7 +26,7 @@ void* thread_trampoline(void* p) {
   }
   void* result = start.routine(start.arg);
   if (Runtime* rt = Runtime::active()) {
-    rt->catch_up();  // pay before joiners are woken; the key destructor stops sampling
+    rt->before_wake(coz::hooks::thread_key(pthread_self()));  // for the joiner
   }
   return result;
 }
@@ -43,7 +42,6 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   if (!rt) {
     return real().pthread_create(thread, attr, routine, arg);
   }
-  rt->catch_up();  // the new thread starts with the creator's delays settled
   auto* start = new (std::nothrow) ThreadStart{routine, arg, rt->current_delays()};
   if (!start) {
     return real().pthread_create(thread, attr, routine, arg);

@@ -312,8 +312,14 @@ void Runtime::note_unsampled_thread(const std::string& error) {
 
 void Runtime::on_thread_exit(ThreadState* state) {
   SampleSignalBlock block;
-  t_state = nullptr;
+  // The last partial batch: its selected-line samples still count, and the joiner is handed
+  // the thread's final delay count (what the thread still owes, the joiner pays).
+  state->sampler->disable();
   SampleContext context{this, 0};
+  state->samples += state->sampler->drain(count_sample, &context);
+  state->pending_selected += context.selected;
+  before_wake(thread_handoff_key(pthread_self()));
+  t_state = nullptr;
   threads_.detach(state, count_sample, &context);
 }
 
@@ -409,6 +415,43 @@ void Runtime::catch_up() {
   }
 }
 
+namespace {
+
+// Runs `update` on the thread's delays with the sample handler deferring to it.
+template <typename F>
+void with_delays(ThreadState* state, F&& update) {
+  state->in_ledger = true;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  update();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  state->in_ledger = false;
+}
+
+}  // namespace
+
+void Runtime::before_wake(const void* key) {
+  ThreadState* state = t_state;
+  if (!state || experiment_.ledger.delay_ns() == 0) {
+    return;
+  }
+  with_delays(state, [&] {
+    experiment_.ledger.absorb(state->delays, state->pending_selected);
+    state->pending_selected = 0;
+    experiment_.handoffs.publish(key, state->delays.epoch, state->delays.count);
+  });
+}
+
+void Runtime::after_block(const void* key, bool woken) {
+  ThreadState* state = t_state;
+  if (!state || !woken || experiment_.ledger.delay_ns() == 0) {
+    return;
+  }
+  with_delays(state, [&] {
+    uint64_t epoch = experiment_.ledger.epoch();
+    experiment_.ledger.credit_to(state->delays, experiment_.handoffs.read(key, epoch));
+  });
+}
+
 void Runtime::post_block(bool woken) {
   ThreadState* state = t_state;
   if (!state || !woken || experiment_.ledger.delay_ns() == 0) {
@@ -422,11 +465,17 @@ void Runtime::post_block(bool woken) {
 }
 
 void Runtime::drain_all_threads() {
-  SampleContext context{this, 0};
-  threads_.for_each_live([&context](ThreadState& s) {
+  threads_.for_each_live([this](ThreadState& s) {
     s.sampler->disable();
     if (s.try_begin_drain()) {
+      SampleContext context{this, 0};
       s.samples += s.sampler->drain(count_sample, &context);
+      // Count the last partial batch in the experiment's delays (raising the global count only:
+      // nobody pauses at exit).
+      if (experiment_.ledger.delay_ns() != 0) {
+        experiment_.ledger.on_samples(s.delays, s.pending_selected + context.selected);
+        s.pending_selected = 0;
+      }
       s.end_drain();
     }
   });

@@ -54,10 +54,22 @@ class Runtime {
   // The calling thread's delay count, to hand to a thread it creates.
   LocalDelays current_delays() const;
 
-  // Blocking and waking (section 5.2.5.4). A thread pays every owed delay before it blocks or
-  // wakes another (catch_up), and a thread woken by another is credited with the delays inserted
-  // meanwhile (post_block(true)); a wait that timed out gets no credit (post_block(false)).
+  // Blocking and waking (section 5.2.5.4, with the handoff described in handoff_table.h).
+  // before_wake(key): about to release or signal `key`; publishes this thread's delay count.
+  // after_release(): pays what this thread owes, now that it holds nothing others wait for.
+  // after_block(key, woken): back from waiting on `key`; if another thread released it, credits
+  // this thread up to the count that thread published (a timed-out wait earns nothing).
+  void before_wake(const void* key);
+  // The key an exiting thread publishes under for its joiner.
+  static const void* thread_handoff_key(pthread_t thread) {
+    return reinterpret_cast<const void*>(thread);
+  }
+  void after_release() { catch_up(); }
+  void after_block(const void* key, bool woken);
+  // Pays every owed delay now (thread exit, COZ_PRE_BLOCK/COZ_CATCH_UP).
   void catch_up();
+  // Coz's credit rule, up to the global count, for callers that cannot name the waker
+  // (COZ_POST_BLOCK).
   void post_block(bool woken);
   void handle_signal(int fd);
 

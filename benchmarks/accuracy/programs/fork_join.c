@@ -12,7 +12,7 @@ struct job {
 static void* long_thread(void* arg) {
   struct job* j = arg;
 #ifdef MARK_LONG
-  BENCH_SPIN(j->v, j->n); /* MARKED */
+  BENCH_SPIN(j->v, j->n); /* MARKED:long */
 #else
   BENCH_SPIN(j->v, j->n);
 #endif
@@ -24,7 +24,7 @@ static void* short_thread(void* arg) {
 #ifdef MARK_LONG
   BENCH_SPIN(j->v, j->n);
 #else
-  BENCH_SPIN(j->v, j->n); /* MARKED */
+  BENCH_SPIN(j->v, j->n); /* MARKED:short */
 #endif
   return NULL;
 }

@@ -1,0 +1,36 @@
+// Delay counts handed from a waking thread to the threads it wakes, keyed by the primitive
+// (mutex, condition variable, semaphore, barrier, exiting thread).
+//
+// Coz makes a waker pay every owed delay before it releases a lock or signals, and credits the
+// woken thread with the global count. Paying while holding the lock stalls every thread waiting
+// for it, the virtually sped-up one included, in real time the experiment never subtracts. Here a
+// waker instead publishes its own count on the primitive and pays after releasing; a thread that
+// was blocked on that primitive is credited up to the published count only, and pays the rest
+// itself. No thread skips a delay its waker had not taken.
+//
+// Lock-free and async-signal-safe. Keys hash into a fixed table; two primitives sharing a slot
+// merge their counts (the higher wins), which can only over-credit within one experiment.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace coz {
+
+class HandoffTable {
+ public:
+  // Records that a thread whose count is `count` in experiment `epoch` released `key`.
+  void publish(const void* key, uint64_t epoch, uint64_t count);
+  // The highest count published on `key` in `epoch`, or 0.
+  uint64_t read(const void* key, uint64_t epoch) const;
+
+ private:
+  static constexpr size_t kSlots = 16384;
+  static constexpr int kCountBits = 40;
+  static size_t slot(const void* key);
+
+  std::atomic<uint64_t> slots_[kSlots] = {};  // epoch << kCountBits | count
+};
+
+}  // namespace coz
