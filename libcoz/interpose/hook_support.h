@@ -15,7 +15,7 @@
 
 namespace coz::hooks {
 
-// Releasing `key` (unlock, post): publish, release, then pay.
+// Releasing `key` (post, kill): publish, release, then pay.
 template <typename Call>
 inline auto releasing(const void* key, Call&& call) {
   Runtime* rt = Runtime::active();
@@ -24,6 +24,24 @@ inline auto releasing(const void* key, Call&& call) {
   }
   rt->before_wake(key);
   auto result = call();
+  int saved = errno;
+  rt->after_release();
+  errno = saved;
+  return result;
+}
+
+// Unlocking `key` (mutex, rwlock): as releasing, and the thread holds one lock fewer.
+template <typename Call>
+inline int unlocking(const void* key, Call&& call) {
+  Runtime* rt = Runtime::active();
+  if (!rt) {
+    return call();
+  }
+  rt->before_wake(key);
+  int result = call();
+  if (result == 0) {
+    rt->lock_released();
+  }
   int saved = errno;
   rt->after_release();
   errno = saved;
@@ -41,7 +59,8 @@ inline auto signalling(const void* key, Call&& call) {
 }
 
 // Waiting on `key` until another thread acts; `released(result)` says whether one did (a timeout
-// or an error earns no credit).
+// or an error earns no credit). Waits that leave no lock held (joins, semaphores, signals) pay
+// what is still owed right away.
 template <typename Call, typename Released>
 inline auto waiting(const void* key, Call&& call, Released&& released) {
   Runtime* rt = Runtime::active();
@@ -49,24 +68,44 @@ inline auto waiting(const void* key, Call&& call, Released&& released) {
     return call();
   }
   auto result = call();
+  int saved = errno;
   rt->after_block(key, released(result));
+  rt->after_release();  // a no-op while the thread holds a lock
+  errno = saved;
+  return result;
+}
+
+// Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
+template <typename Call>
+inline int lock_waiting(const void* key, Call&& call) {
+  Runtime* rt = Runtime::active();
+  if (!rt) {
+    return call();
+  }
+  int result = call();
+  rt->after_block(key, result == 0);
+  if (result == 0) {
+    rt->lock_acquired();
+  }
   return result;
 }
 
 // A lock: an uncontended acquisition waited for nobody; otherwise wait as above. `busy` is the
 // try call's "would block" result.
-template <typename Try, typename Block, typename Released>
-inline auto locking(const void* key, Try&& attempt, int busy, Block&& block, Released&& released) {
+template <typename Try, typename Block>
+inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   Runtime* rt = Runtime::active();
   if (!rt) {
     return block();
   }
-  auto result = attempt();
-  if (result != busy) {
-    return result;
+  int result = attempt();
+  if (result == busy) {
+    result = block();
+    rt->after_block(key, result == 0);
   }
-  result = block();
-  rt->after_block(key, released(result));
+  if (result == 0) {
+    rt->lock_acquired();
+  }
   return result;
 }
 

@@ -8,16 +8,25 @@ using namespace coz::hooks;
 // --- mutexes ---------------------------------------------------------------------------------
 COZ_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
   return locking(m, [m] { return real().pthread_mutex_trylock(m); }, EBUSY,
-                 [m] { return real().pthread_mutex_lock(m); }, returned_zero);
+                 [m] { return real().pthread_mutex_lock(m); });
+}
+COZ_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
+  int rc = real().pthread_mutex_trylock(m);
+  if (rc == 0) {
+    if (coz::Runtime* rt = coz::Runtime::active()) {
+      rt->lock_acquired();
+    }
+  }
+  return rc;
 }
 COZ_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
-  return waiting(m, [=] { return real().pthread_mutex_timedlock(m, t); }, returned_zero);
+  return lock_waiting(m, [=] { return real().pthread_mutex_timedlock(m, t); });
 }
 COZ_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t c, const struct timespec* t) {
-  return waiting(m, [=] { return real().pthread_mutex_clocklock(m, c, t); }, returned_zero);
+  return lock_waiting(m, [=] { return real().pthread_mutex_clocklock(m, c, t); });
 }
 COZ_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
-  return releasing(m, [m] { return real().pthread_mutex_unlock(m); });
+  return unlocking(m, [m] { return real().pthread_mutex_unlock(m); });
 }
 
 // --- condition variables ---------------------------------------------------------------------
@@ -27,6 +36,7 @@ COZ_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   return waiting(c, [=] { return real().pthread_cond_wait(c, m); }, returned_zero);
 }
 COZ_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
+  // A timeout still re-acquires the mutex: the thread holds it either way.
   return waiting(c, [=] { return real().pthread_cond_timedwait(c, m, t); }, returned_zero);
 }
 COZ_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t k,
@@ -43,26 +53,26 @@ COZ_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) {
 // --- read-write locks ------------------------------------------------------------------------
 COZ_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
   return locking(l, [l] { return real().pthread_rwlock_tryrdlock(l); }, EBUSY,
-                 [l] { return real().pthread_rwlock_rdlock(l); }, returned_zero);
+                 [l] { return real().pthread_rwlock_rdlock(l); });
 }
 COZ_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
   return locking(l, [l] { return real().pthread_rwlock_trywrlock(l); }, EBUSY,
-                 [l] { return real().pthread_rwlock_wrlock(l); }, returned_zero);
+                 [l] { return real().pthread_rwlock_wrlock(l); });
 }
 COZ_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) {
-  return waiting(l, [=] { return real().pthread_rwlock_timedrdlock(l, t); }, returned_zero);
+  return lock_waiting(l, [=] { return real().pthread_rwlock_timedrdlock(l, t); });
 }
 COZ_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) {
-  return waiting(l, [=] { return real().pthread_rwlock_timedwrlock(l, t); }, returned_zero);
+  return lock_waiting(l, [=] { return real().pthread_rwlock_timedwrlock(l, t); });
 }
 COZ_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t c, const struct timespec* t) {
-  return waiting(l, [=] { return real().pthread_rwlock_clockrdlock(l, c, t); }, returned_zero);
+  return lock_waiting(l, [=] { return real().pthread_rwlock_clockrdlock(l, c, t); });
 }
 COZ_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t c, const struct timespec* t) {
-  return waiting(l, [=] { return real().pthread_rwlock_clockwrlock(l, c, t); }, returned_zero);
+  return lock_waiting(l, [=] { return real().pthread_rwlock_clockwrlock(l, c, t); });
 }
 COZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
-  return releasing(l, [l] { return real().pthread_rwlock_unlock(l); });
+  return unlocking(l, [l] { return real().pthread_rwlock_unlock(l); });
 }
 
 // --- barriers and joins ----------------------------------------------------------------------

@@ -343,8 +343,37 @@ void Runtime::handle_signal(int fd) {
   state->samples += state->sampler->drain(count_sample, &context);
   state->end_drain();
   state->pending_selected += context.selected;
-  if (!state->in_ledger) {
-    settle_delays(state);
+  if (state->in_ledger) {
+    return;  // a hook is working on the delays; it picks the samples up
+  }
+  if (state->locks_held > 0 && experiment_.ledger.delay_ns() != 0) {
+    // Holding a lock: count the samples now, pay at the release (unless the debt grows large).
+    experiment_.ledger.absorb(state->delays, state->pending_selected);
+    state->pending_selected = 0;
+    if (owed_ns(state) < kMaxDeferredNs) {
+      return;
+    }
+  }
+  settle_delays(state);
+}
+
+uint64_t Runtime::owed_ns(ThreadState* state) const {
+  uint64_t global = experiment_.ledger.global_count();
+  return global > state->delays.count && state->delays.epoch == experiment_.ledger.epoch()
+             ? (global - state->delays.count) * experiment_.ledger.delay_ns()
+             : 0;
+}
+
+void Runtime::lock_acquired() {
+  if (ThreadState* state = t_state) {
+    state->locks_held++;
+  }
+}
+
+void Runtime::lock_released() {
+  ThreadState* state = t_state;
+  if (state && state->locks_held > 0) {
+    state->locks_held--;
   }
 }
 
@@ -402,8 +431,8 @@ void Runtime::pause(LocalDelays& local, uint64_t ns) {
 
 void Runtime::catch_up() {
   ThreadState* state = t_state;
-  if (!state || experiment_.ledger.delay_ns() == 0) {
-    return;
+  if (!state || experiment_.ledger.delay_ns() == 0 || state->locks_held > 0) {
+    return;  // nothing to pay, or still holding a lock: paid at the last release
   }
   state->in_ledger = true;
   std::atomic_signal_fence(std::memory_order_seq_cst);

@@ -65,6 +65,10 @@ class Runtime {
     return reinterpret_cast<const void*>(thread);
   }
   void after_release() { catch_up(); }
+  // Lock bookkeeping: a thread never pauses while it holds a lock (others would wait on it in
+  // real time); it pays once it releases the last one.
+  void lock_acquired();
+  void lock_released();
   void after_block(const void* key, bool woken);
   // Pays every owed delay now (thread exit, COZ_PRE_BLOCK/COZ_CATCH_UP).
   void catch_up();
@@ -82,6 +86,9 @@ class Runtime {
   static void count_sample(const Sample& sample, void* context);
   // Gives the thread's pending selected-line samples to the ledger and pauses for what it owes.
   void settle_delays(ThreadState* state);
+  uint64_t owed_ns(ThreadState* state) const;
+  // A thread holding a lock defers pauses until its debt reaches this much.
+  static constexpr uint64_t kMaxDeferredNs = 50000000;
   void pause(LocalDelays& local, uint64_t ns);
   void add_objects_in_scope();
   void check_for_new_objects();

@@ -25,6 +25,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->delays = LocalDelays();
   s->pending_selected = 0;
   s->in_ledger = false;
+  s->locks_held = 0;
   s->draining.store(false, std::memory_order_relaxed);
   s->tid.store(tid, std::memory_order_release);
   s->next = live_;

@@ -32,6 +32,7 @@ struct ThreadState {
   LocalDelays delays;
   uint64_t pending_selected = 0;  // selected-line samples not yet given to the ledger
   volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
+  int locks_held = 0;  // mutexes and rwlocks held: pauses wait until they are released
 
   bool try_begin_drain() { return !draining.exchange(true, std::memory_order_acquire); }
   void end_drain() { draining.store(false, std::memory_order_release); }

@@ -142,3 +142,37 @@ TEST(DelayLedger, InvariantHoldsWithRealThreads) {
 
 }  // namespace
 }  // namespace coz
+
+namespace coz {
+namespace {
+
+TEST(DelayLedger, AbsorbRaisesTheCountWithoutPaying) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays a, b;
+  ledger.absorb(a, 3);
+  EXPECT_EQ(ledger.global_count(), 3u);
+  ledger.absorb(b, 1);
+  EXPECT_EQ(ledger.global_count(), 3u);
+  EXPECT_EQ(b.count, 1u) << "b still owes two delays";
+  EXPECT_EQ(ledger.take_owed(b), 2 * kDelay);
+}
+
+TEST(DelayLedger, CreditToTheWakersCountOnly) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays runner, waker, sleeper;
+  ledger.absorb(runner, 10);
+  ledger.absorb(waker, 0);  // the waker has taken none of its 10 owed delays
+  ledger.credit_to(sleeper, waker.count);
+  EXPECT_EQ(ledger.take_owed(sleeper), 10 * kDelay) << "the sleeper pays what its waker had not";
+  LocalDelays other;
+  ledger.credit_to(other, 7);
+  EXPECT_EQ(ledger.take_owed(other), 3 * kDelay);
+  LocalDelays greedy;
+  ledger.credit_to(greedy, 50);
+  EXPECT_EQ(greedy.count, 10u) << "never credited beyond the global count";
+}
+
+}  // namespace
+}  // namespace coz
