@@ -1,7 +1,8 @@
 // Shared shapes of the blocking and waking hooks (section 5.2.5.4, with the delay-count handoff
-// of experiment/handoff_table.h): a thread about to release or signal a primitive publishes its
-// delay count on it and pays what it owes only once it has released the lock; a thread that
-// another thread released from a wait is credited up to the count that thread published. Each
+// of experiment/handoff_table.h): a thread pays what it owes before it blocks, but never while it
+// holds a lock; a thread about to release or signal a primitive publishes its delay count on it
+// and pays once it has released the lock; a thread that another thread released from a wait is
+// credited up to the count that thread published. Each
 // hook is a short forwarder built from these; with no active runtime they only call the real
 // function.
 #pragma once
@@ -67,6 +68,7 @@ inline auto waiting(const void* key, Call&& call, Released&& released) {
   if (!rt) {
     return call();
   }
+  rt->catch_up();  // pay before blocking (a no-op while holding a lock, as in cond_wait)
   auto result = call();
   int saved = errno;
   rt->after_block(key, released(result));
@@ -82,6 +84,7 @@ inline int lock_waiting(const void* key, Call&& call) {
   if (!rt) {
     return call();
   }
+  rt->catch_up();
   int result = call();
   rt->after_block(key, result == 0);
   if (result == 0) {
@@ -100,6 +103,7 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   }
   int result = attempt();
   if (result == busy) {
+    rt->catch_up();  // pay before blocking, unless another lock is held
     result = block();
     rt->after_block(key, result == 0);
   }
