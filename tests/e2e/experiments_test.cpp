@@ -5,34 +5,18 @@
 
 #include <set>
 
-#include "record/profile_format.h"
-#include "test_support.h"
+#include "e2e/profile_helpers.h"
 
 namespace coz {
 namespace {
 
 using test::fixture;
+using test::line_name;
+using test::records_of;
 using test::marker_line;
 using test::program_source;
 using test::run_process;
 using test::TempDir;
-
-std::vector<Record> records_of(const std::string& path, RecordKind kind) {
-  std::vector<Record> all, out;
-  std::vector<ParseError> errors;
-  EXPECT_TRUE(read_profile(path, &all, &errors));
-  EXPECT_TRUE(errors.empty());
-  for (Record& r : all) {
-    if (r.kind == kind) {
-      out.push_back(std::move(r));
-    }
-  }
-  return out;
-}
-
-std::string line_name(const char* source, const char* marker) {
-  return program_source(source) + ":" + std::to_string(marker_line(program_source(source), marker));
-}
 
 class SameBehaviour : public ::testing::TestWithParam<const char*> {};
 

@@ -2,41 +2,19 @@
 // are sampled wherever they were created, progress points count, and I/O and status pass through.
 #include <gtest/gtest.h>
 
-#include <map>
-
-#include "record/profile_format.h"
-#include "test_support.h"
+#include "e2e/profile_helpers.h"
 
 namespace coz {
 namespace {
 
 using test::fixture;
+using test::line_name;
+using test::read_records;
+using test::samples_by_line;
 using test::marker_line;
 using test::program_source;
 using test::run_process;
 using test::TempDir;
-
-std::vector<Record> read_records(const std::string& path) {
-  std::vector<Record> records;
-  std::vector<ParseError> errors;
-  EXPECT_TRUE(read_profile(path, &records, &errors)) << path;
-  EXPECT_TRUE(errors.empty()) << errors.size() << " bad lines, first: " << errors[0].message;
-  return records;
-}
-
-std::map<std::string, uint64_t> samples_by_line(const std::vector<Record>& records) {
-  std::map<std::string, uint64_t> out;
-  for (const Record& r : records) {
-    if (r.kind == RecordKind::kSamples) {
-      out[r.text("location")] += r.u64("count");
-    }
-  }
-  return out;
-}
-
-std::string line_name(const char* source, const char* marker) {
-  return program_source(source) + ":" + std::to_string(marker_line(program_source(source), marker));
-}
 
 TEST(CozRun, TwoHotFunctionsGetTheirSamplesInProportion) {
   TempDir dir;
