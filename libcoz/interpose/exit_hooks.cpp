@@ -14,15 +14,15 @@ COZ_EXPORT void exit(int status) noexcept {
 }
 
 COZ_EXPORT void _exit(int status) {
-  if (coz::Runtime* rt = coz::Runtime::active()) {
-    rt->shutdown();
+  if (coz::Runtime* rt = coz::Runtime::active(); rt && rt->owns_this_process()) {
+    rt->shutdown();  // not in a vfork child, which shares the parent's memory
   }
   real()._exit(status);
   __builtin_unreachable();
 }
 
 COZ_EXPORT void _Exit(int status) noexcept {
-  if (coz::Runtime* rt = coz::Runtime::active()) {
+  if (coz::Runtime* rt = coz::Runtime::active(); rt && rt->owns_this_process()) {
     rt->shutdown();
   }
   real()._Exit(status);

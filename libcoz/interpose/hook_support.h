@@ -77,6 +77,10 @@ inline auto waiting(const void* key, Call&& call, Released&& released) {
   return result;
 }
 
+// A lock call that leaves the caller holding the lock (EOWNERDEAD: a robust mutex whose owner
+// died is still acquired).
+inline bool acquired(int rc) { return rc == 0 || rc == EOWNERDEAD; }
+
 // Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
 template <typename Call>
 inline int lock_waiting(const void* key, Call&& call) {
@@ -86,8 +90,8 @@ inline int lock_waiting(const void* key, Call&& call) {
   }
   rt->catch_up();
   int result = call();
-  rt->after_block(key, result == 0);
-  if (result == 0) {
+  rt->after_block(key, acquired(result));
+  if (acquired(result)) {
     rt->lock_acquired();
   }
   return result;
@@ -105,9 +109,9 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   if (result == busy) {
     rt->catch_up();  // pay before blocking, unless another lock is held
     result = block();
-    rt->after_block(key, result == 0);
+    rt->after_block(key, acquired(result));
   }
-  if (result == 0) {
+  if (acquired(result)) {
     rt->lock_acquired();
   }
   return result;

@@ -12,7 +12,7 @@ COZ_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
 }
 COZ_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
   int rc = real().pthread_mutex_trylock(m);
-  if (rc == 0) {
+  if (acquired(rc)) {
     if (coz::Runtime* rt = coz::Runtime::active()) {
       rt->lock_acquired();
     }
@@ -118,9 +118,11 @@ COZ_EXPORT int sem_wait(sem_t* s) {
     return -1;
   }
   errno = saved;
+  rt->catch_up();  // pay before blocking
   int rc = real().sem_wait(s);
   saved = errno;
   rt->after_block(s, rc == 0);
+  rt->after_release();
   errno = saved;
   return rc;
 }

@@ -139,6 +139,7 @@ void Runtime::add_objects_in_scope() {
 
 bool Runtime::start() {
   start_ns_ = platform::monotonic_ns();
+  pid_ = getpid();
   objects_generation_ = loaded_objects_generation();
   if (config_.exec_ns == 0 || config_.exec_ns > start_ns_) {
     config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
@@ -226,6 +227,7 @@ bool Runtime::start() {
   }
   t_state = self;
   pthread_setspecific(thread_key_, self);
+  program_threads_.fetch_add(1);
   // Written before the program runs, so even a run killed at once leaves a profile behind.
   RecordBuilder startup;
   startup.begin("startup")
@@ -265,6 +267,7 @@ void Runtime::attach_existing_threads() {
     if (!threads_.attach(tid, backend_.get(), &error)) {
       note_unsampled_thread(error);
     }
+    // Not counted in program_threads_: they are never detached (their exit runs no hook).
   }
   closedir(dir);
 }
@@ -300,6 +303,7 @@ void Runtime::on_thread_start(const LocalDelays& inherited) {
   state->delays = inherited;
   t_state = state;
   pthread_setspecific(thread_key_, state);
+  program_threads_.fetch_add(1);
 }
 
 void Runtime::note_unsampled_thread(const std::string& error) {
@@ -321,6 +325,9 @@ void Runtime::on_thread_exit(ThreadState* state) {
   before_wake(thread_handoff_key(pthread_self()));
   t_state = nullptr;
   threads_.detach(state, count_sample, &context);
+  if (program_threads_.fetch_sub(1) == 1) {
+    shutdown();  // the last program thread (main left with pthread_exit): nothing runs anymore
+  }
 }
 
 void Runtime::check_for_new_objects() {
@@ -525,9 +532,16 @@ void Runtime::write_final_records() {
 }
 
 void Runtime::shutdown() {
+  static thread_local bool in_shutdown = false;
   if (shut_down_.exchange(true)) {
+    // Another exit path got here first: let it finish writing (unless that is this thread).
+    for (int i = 0; i < 2000 && !in_shutdown && !shutdown_done_.load(); i++) {
+      timespec ms = {0, 1000000};
+      nanosleep(&ms, nullptr);
+    }
     return;
   }
+  in_shutdown = true;
   SampleSignalBlock block;
   if (profiler_running_) {
     runner_->stop();
@@ -566,6 +580,7 @@ void Runtime::shutdown() {
              false);
     }
   });
+  shutdown_done_.store(true);
 }
 
 }  // namespace coz

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -46,7 +47,11 @@ class Runtime {
   // Returns false (after telling the user why, if this is the root process) when profiling
   // cannot run; the program then runs unprofiled.
   bool start();
+  // Writes the final records and stops profiling. Later callers wait (briefly) until the first
+  // has finished, so a second exit path cannot end the process mid-write.
   void shutdown();
+  // False in a vfork child, which shares this process's memory but is not it.
+  bool owns_this_process() const { return getpid() == pid_; }
 
   // `inherited` is the creating thread's delay count: delays it took also delayed the creation.
   void on_thread_start(const LocalDelays& inherited);
@@ -126,6 +131,11 @@ class Runtime {
   std::mutex unsampled_mutex_;
   std::string unsampled_reason_;  // the first such failure
   std::atomic<bool> shut_down_{false};
+  std::atomic<bool> shutdown_done_{false};
+  pid_t pid_ = 0;
+  // Program threads being sampled; when the last one exits (main called pthread_exit), the
+  // runtime shuts down so its own profiler thread does not keep the process alive.
+  std::atomic<int> program_threads_{0};
 };
 
 }  // namespace coz

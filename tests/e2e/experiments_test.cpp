@@ -158,7 +158,8 @@ TEST_P(Exits, LeaveCompletedExperimentsAndFinalRecords) {
 
 INSTANTIATE_TEST_SUITE_P(Ways, Exits,
                          ::testing::Values(ExitCase{"thread-exit", 3}, ExitCase{"_exit", 4},
-                                           ExitCase{"sigterm", 128 + 15}, ExitCase{"return", 0}),
+                                           ExitCase{"sigterm", 128 + 15}, ExitCase{"return", 0},
+                                           ExitCase{"main-pthread-exit", 0}, ExitCase{"vfork", 0}),
                          [](const ::testing::TestParamInfo<ExitCase>& info) {
                            std::string name = info.param.how;
                            for (char& c : name) {

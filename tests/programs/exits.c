@@ -1,10 +1,13 @@
 /* Ways to leave: argv[1] is "thread-exit" (a worker calls exit(3) while main spins), "_exit"
- * (_exit(4) from main), or "sigterm" (raise SIGTERM). Each spins first so experiments complete. */
+ * (_exit(4) from main), "sigterm" (raise SIGTERM), "main-pthread-exit" (main calls pthread_exit
+ * and the process ends with its last worker), or "vfork" (a vfork child fails to exec and calls
+ * _exit). Each spins first so experiments complete. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "coz.h"
@@ -20,6 +23,12 @@ static void spin(unsigned long n) {
   sink = v;
 }
 
+static void* spinner(void* arg) {
+  (void)arg;
+  spin(400000000ul);
+  return NULL;
+}
+
 static void* exiter(void* arg) {
   (void)arg;
   spin(400000000ul);
@@ -33,8 +42,22 @@ int main(int argc, char** argv) {
     pthread_create(&t, NULL, exiter, NULL);
     for (;;) spin(1000000);
   }
+  if (strcmp(how, "main-pthread-exit") == 0) {
+    pthread_t t;
+    pthread_create(&t, NULL, spinner, NULL);
+    pthread_exit(NULL);
+  }
   spin(400000000ul);
   fflush(stdout);
+  if (strcmp(how, "vfork") == 0) {
+    pid_t child = vfork();
+    if (child == 0) {
+      _exit(9);  /* as after a failed exec */
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WEXITSTATUS(status) == 9 ? 0 : 1;
+  }
   if (strcmp(how, "_exit") == 0) _exit(4);
   if (strcmp(how, "sigterm") == 0) raise(SIGTERM);
   return 0;
