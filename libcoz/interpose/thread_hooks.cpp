@@ -46,9 +46,11 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   if (!start) {
     return real().pthread_create(thread, attr, routine, arg);
   }
+  rt->thread_created();  // counted before it exists, so the creator's exit cannot end profiling
   int rc = real().pthread_create(thread, attr, thread_trampoline, start);
   if (rc != 0) {
     delete start;
+    rt->thread_gone();
   }
   return rc;
 }

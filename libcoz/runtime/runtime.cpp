@@ -298,12 +298,20 @@ void Runtime::on_thread_start(const LocalDelays& inherited) {
   ThreadState* state = threads_.attach(platform::current_tid(), backend_.get(), &error);
   if (!state) {
     note_unsampled_thread(error);
+    thread_gone();  // it runs on, unsampled and uncounted
     return;
   }
   state->delays = inherited;
   t_state = state;
   pthread_setspecific(thread_key_, state);
-  program_threads_.fetch_add(1);
+}
+
+void Runtime::thread_created() { program_threads_.fetch_add(1); }
+
+void Runtime::thread_gone() {
+  if (program_threads_.fetch_sub(1) == 1) {
+    shutdown();  // the last program thread (main left with pthread_exit): nothing runs anymore
+  }
 }
 
 void Runtime::note_unsampled_thread(const std::string& error) {
@@ -325,9 +333,7 @@ void Runtime::on_thread_exit(ThreadState* state) {
   before_wake(thread_handoff_key(pthread_self()));
   t_state = nullptr;
   threads_.detach(state, count_sample, &context);
-  if (program_threads_.fetch_sub(1) == 1) {
-    shutdown();  // the last program thread (main left with pthread_exit): nothing runs anymore
-  }
+  thread_gone();
 }
 
 void Runtime::check_for_new_objects() {

@@ -56,6 +56,9 @@ class Runtime {
   // `inherited` is the creating thread's delay count: delays it took also delayed the creation.
   void on_thread_start(const LocalDelays& inherited);
   void on_thread_exit(ThreadState* state);
+  // A program thread is about to be created / failed to start or has exited.
+  void thread_created();
+  void thread_gone();
   // The calling thread's delay count, to hand to a thread it creates.
   LocalDelays current_delays() const;
 
