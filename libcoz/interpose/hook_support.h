@@ -34,19 +34,15 @@ inline auto releasing(const void* key, Call&& call) {
 // Unlocking `key` (mutex, rwlock): as releasing, and the thread holds one lock fewer.
 template <typename Call>
 inline int unlocking(const void* key, Call&& call) {
-  Runtime* rt = Runtime::active();
-  if (!rt) {
-    return call();
-  }
-  rt->before_wake(key);
-  int result = call();
-  if (result == 0) {
-    rt->lock_released();
-  }
-  int saved = errno;
-  rt->after_release();
-  errno = saved;
-  return result;
+  return releasing(key, [&] {
+    int result = call();
+    if (result == 0) {
+      if (Runtime* rt = Runtime::active()) {
+        rt->lock_released();
+      }
+    }
+    return result;
+  });
 }
 
 // Signalling `key` while the caller may hold a lock (condition variables): publish only; the

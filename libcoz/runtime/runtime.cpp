@@ -442,21 +442,6 @@ void Runtime::pause(LocalDelays& local, uint64_t ns) {
   paused_ns_.fetch_add(slept, std::memory_order_relaxed);
 }
 
-void Runtime::catch_up() {
-  ThreadState* state = t_state;
-  if (!state || experiment_.ledger.delay_ns() == 0 || state->locks_held > 0) {
-    return;  // nothing to pay, or still holding a lock: paid at the last release
-  }
-  state->in_ledger = true;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  settle_delays(state);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  state->in_ledger = false;
-  if (state->pending_selected != 0) {  // samples that arrived meanwhile
-    catch_up();
-  }
-}
-
 namespace {
 
 // Runs `update` on the thread's delays with the sample handler deferring to it.
@@ -470,6 +455,17 @@ void with_delays(ThreadState* state, F&& update) {
 }
 
 }  // namespace
+
+void Runtime::catch_up() {
+  ThreadState* state = t_state;
+  if (!state || experiment_.ledger.delay_ns() == 0 || state->locks_held > 0) {
+    return;  // nothing to pay, or still holding a lock: paid at the last release
+  }
+  with_delays(state, [&] { settle_delays(state); });
+  if (state->pending_selected != 0) {  // samples that arrived meanwhile
+    catch_up();
+  }
+}
 
 void Runtime::before_wake(const void* key) {
   ThreadState* state = t_state;
@@ -499,11 +495,7 @@ void Runtime::post_block(bool woken) {
   if (!state || !woken || experiment_.ledger.delay_ns() == 0) {
     return;
   }
-  state->in_ledger = true;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  experiment_.ledger.credit(state->delays);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  state->in_ledger = false;
+  with_delays(state, [&] { experiment_.ledger.credit(state->delays); });
 }
 
 void Runtime::drain_all_threads() {

@@ -85,7 +85,6 @@ class Runtime {
   void post_block(bool woken);
   void handle_signal(int fd);
 
-  ProgressPoints& progress_points() { return points_; }
   const Config& config() const { return config_; }
   pthread_key_t thread_key() const { return thread_key_; }
 
