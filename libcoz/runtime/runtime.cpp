@@ -568,6 +568,15 @@ void Runtime::shutdown() {
                " threads were not sampled, so the profile misses their work: " + unsampled_reason_,
            true);
   }
+  uint64_t visits = 0;
+  points_.for_each([&visits](const ProgressPoint& p) {
+    visits += p.read(p.throughput) + p.read(p.begin) + p.read(p.end);
+  });
+  if (visits == 0) {
+    report("warning: no progress point was visited, so no speedup can be measured; add "
+           "COZ_PROGRESS (include/coz.h) where a unit of work completes",
+           true);
+  }
   points_.for_each([this](const ProgressPoint& p) {
     if (p.is_latency) {
       report("latency point " + p.name + ": " + std::to_string(p.read(p.begin)) + " begins, " +

@@ -133,6 +133,14 @@ TEST_F(CozRunErrors, FixedLineWithoutCodeRunsUnprofiled) {
   EXPECT_NE(r.err.find("--fixed-line two_hot.c:1 has no code in scope"), std::string::npos) << r.err;
 }
 
+TEST_F(CozRunErrors, NoProgressPointIsReported) {
+  auto r = coz({"---", fixture("exit_status"), "0"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("coz: warning: no progress point was visited"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("COZ_PROGRESS"), std::string::npos);
+  EXPECT_TRUE(profile_exists()) << "the profile is still written";
+}
+
 TEST(CozCli, UnknownCommandAndHelp) {
   auto r = run_process({COZ_TEST_CLI, "frobnicate"});
   EXPECT_EQ(r.status, 2);
