@@ -431,8 +431,14 @@ void Runtime::pause(LocalDelays& local, uint64_t ns) {
   if (sleep == 0) {
     return;
   }
+  int64_t overshoot = overshoot_ns_.load(std::memory_order_relaxed);
+  if (static_cast<int64_t>(sleep) <= overshoot) {
+    DelayLedger::paused(local, sleep, 0);  // too short to sleep accurately: owed until the next pause
+    return;
+  }
+  uint64_t ask = sleep - static_cast<uint64_t>(overshoot > 0 ? overshoot : 0);
   uint64_t start = platform::monotonic_ns();
-  timespec request = {static_cast<time_t>(sleep / 1000000000), static_cast<long>(sleep % 1000000000)};
+  timespec request = {static_cast<time_t>(ask / 1000000000), static_cast<long>(ask % 1000000000)};
   int saved = errno;
   while (nanosleep(&request, &request) != 0 && errno == EINTR) {
   }
@@ -440,6 +446,9 @@ void Runtime::pause(LocalDelays& local, uint64_t ns) {
   uint64_t slept = platform::monotonic_ns() - start;
   DelayLedger::paused(local, sleep, slept);
   paused_ns_.fetch_add(slept, std::memory_order_relaxed);
+  // Moving average over pauses, 1/8 weight to the newest (a racy update loses one sample at worst).
+  int64_t seen = static_cast<int64_t>(slept) - static_cast<int64_t>(ask);
+  overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
 
 namespace {
@@ -456,12 +465,27 @@ void with_delays(ThreadState* state, F&& update) {
 
 }  // namespace
 
+// Counts the samples this thread's ring holds but its signal has not yet delivered (the signal
+// comes once per batch). Called inside with_delays, so the handler defers to it.
+void Runtime::collect_own_samples(ThreadState* state) {
+  if (!state->try_begin_drain()) {
+    return;
+  }
+  SampleContext context{this, 0};
+  state->samples += state->sampler->drain(count_sample, &context);
+  state->end_drain();
+  state->pending_selected += context.selected;
+}
+
 void Runtime::catch_up() {
   ThreadState* state = t_state;
   if (!state || experiment_.ledger.delay_ns() == 0 || state->locks_held > 0) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
-  with_delays(state, [&] { settle_delays(state); });
+  with_delays(state, [&] {
+    collect_own_samples(state);
+    settle_delays(state);
+  });
   if (state->pending_selected != 0) {  // samples that arrived meanwhile
     catch_up();
   }
@@ -473,6 +497,8 @@ void Runtime::before_wake(const void* key) {
     return;
   }
   with_delays(state, [&] {
+    // Up to date, so the woken thread is credited with every delay inserted while it waited.
+    collect_own_samples(state);
     experiment_.ledger.absorb(state->delays, state->pending_selected);
     state->pending_selected = 0;
     experiment_.handoffs.publish(key, state->delays.epoch, state->delays.count);

@@ -92,6 +92,7 @@ class Runtime {
   static void* profiler_main(void* self);
   static void count_sample(const Sample& sample, void* context);
   // Gives the thread's pending selected-line samples to the ledger and pauses for what it owes.
+  void collect_own_samples(ThreadState* state);
   void settle_delays(ThreadState* state);
   uint64_t owed_ns(ThreadState* state) const;
   // A thread holding a lock defers pauses until its debt reaches this much.
@@ -124,6 +125,9 @@ class Runtime {
   ExperimentState experiment_;
   std::unique_ptr<ExperimentRunner> runner_;
   std::atomic<uint64_t> paused_ns_{0};
+  // How far nanosleep overshoots on this machine (timer slack and wake-up latency), learnt from
+  // every pause: pauses ask for that much less, so a thread that exits owes back little.
+  std::atomic<int64_t> overshoot_ns_{0};
 
   uint64_t start_ns_ = 0;          // monotonic, at start()
   uint64_t ready_ns_ = 0;          // monotonic, when the profiler thread began running
