@@ -36,7 +36,7 @@ def build(work, source, flags, debug, suffix):
     src = os.path.join(HERE, "programs", source)
     out = os.path.join(work, os.path.splitext(source)[0] + "".join(flags).replace("-D", "_") + suffix)
     subprocess.run(["gcc", "-O1", *debug, "-I", os.path.join(ROOT, "include"), *flags, src, "-o", out,
-                    "-lpthread"], check=True)
+                    "-lpthread", "-lm"], check=True)
     return out
 
 def marked_line(source, marker):
@@ -46,11 +46,28 @@ def marked_line(source, marker):
                 return number
     raise SystemExit(f"no {marker} line in {source}")
 
-def real_period(binary, speedup):
+def real_run(binary, speedup, load=None):
     env = dict(os.environ, ACC_SPEEDUP=str(speedup))
-    out = subprocess.run([binary], env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
-    m = re.search(r"elapsed_ns (\d+) visits (\d+)", out)
+    if load:
+        env["ACC_LOAD"] = str(load)
+    return subprocess.run([binary], env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
+
+def real_period(binary, speedup, load=None):
+    m = re.search(r"elapsed_ns (\d+) visits (\d+)", real_run(binary, speedup, load))
     return int(m.group(1)) / int(m.group(2))
+
+def real_latency(binary, speedup):
+    return int(re.search(r"mean_latency_ns (\d+)", real_run(binary, speedup)).group(1))
+
+def profile_latency(path):
+    """Mean latency by Little's law over the experiment: in-flight integral / arrivals."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("latency-point\t"):
+                fields = dict(kv.split("=", 1) for kv in line.rstrip("\n").split("\t")[1:] if "=" in kv)
+                if int(fields["arrivals"]):
+                    return int(fields.get("in-flight-ns", 0)) / int(fields["arrivals"])
+    return None
 
 def profile_period(path):
     duration, visits = None, 0
@@ -65,15 +82,18 @@ def profile_period(path):
         return None
     return duration / visits
 
-def ours_period(coz, binary, line_spec, speedup, scratch):
+def ours_profile(coz, binary, line_spec, speedup, scratch, options=()):
     profile = os.path.join(scratch, "ours.coz")
     if os.path.exists(profile):
         os.remove(profile)
     extra = os.environ.get("OUR_OPTIONS", "").split()
-    subprocess.run([coz, "run", *extra, "--end-to-end", "--fixed-line", line_spec, "--fixed-speedup",
-                    str(int(round(speedup * 100))), "-o", profile, "---", binary],
+    subprocess.run([coz, "run", *extra, *options, "--end-to-end", "--fixed-line", line_spec,
+                    "--fixed-speedup", str(int(round(speedup * 100))), "-o", profile, "---", binary],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return profile_period(profile)
+    return profile
+
+def ours_period(coz, binary, line_spec, speedup, scratch, options=()):
+    return profile_period(ours_profile(coz, binary, line_spec, speedup, scratch, options))
 
 def debian_period(binary, line_spec, speedup, scratch):
     profile = os.path.join(scratch, "profile.coz")
@@ -91,6 +111,89 @@ def effect(periods, speedup):
         return None
     return 1.0 - statistics.median(at) / statistics.median(base)
 
+def median_ratio(a, b):
+    a, b = [x for x in a if x], [x for x in b if x]
+    return statistics.median(a) / statistics.median(b) if a and b else None
+
+def load_cases(coz, work, scratch):
+    """Latency and load amplification (the arrival-point issue): rows of (case, actual, predicted)
+    in percent."""
+    rows = []
+    only = os.environ.get("CASES")
+    def wanted(name):
+        return not only or any(o in name for o in only.split(","))
+
+    if wanted("latency"):
+        binary = build(work, "latency.c", [], ["-g"], "")
+        spec = f"latency.c:{marked_line('latency.c', 'MARKED')}"
+        levels = [0.0] + SPEEDUPS
+        real = {s: [] for s in levels}
+        ours = {s: [] for s in levels}
+        for _ in range(RUNS):
+            for s in levels:
+                real[s].append(real_latency(binary, s))
+                ours[s].append(profile_latency(ours_profile(coz, binary, spec, s, scratch)))
+        for s in SPEEDUPS:
+            actual, predicted = median_ratio(real[s], real[0.0]), median_ratio(ours[s], ours[0.0])
+            rows.append((f"latency, service {int(s * 100)}% faster", 100 * (1 - actual),
+                         None if predicted is None else 100 * (1 - predicted)))
+        sys.stderr.write("done: latency\n")
+
+    binary = build(work, "load.c", [], ["-g"], "")
+    spec = f"load.c:{marked_line('load.c', 'MARKED')}"
+    if wanted("load alone"):
+        # Throughput against load: real (shorter producer period) vs predicted (amplification).
+        loads = [1.5, 2.0, 3.0]
+        real = {f: [] for f in [1.0] + loads}
+        by_speedup = {f: [] for f in loads}
+        by_load = {f: [] for f in [1.0] + loads}
+        for _ in range(RUNS):
+            for f in [1.0] + loads:
+                real[f].append(real_period(binary, 0.0, f))
+                by_load[f].append(ours_period(coz, binary, spec, 0.0, scratch, ["--load", str(f)]))
+                if f > 1:
+                    d = int(1e6 * (1 - 1 / f))
+                    by_speedup[f].append(ours_period(coz, binary, spec, 0.0, scratch,
+                                                     ["--arrival-speedup", f"{d}ns"]))
+        base_ours = [p for p in by_load[1.0]]
+        for f in loads:
+            actual = 100 * (median_ratio(real[1.0], real[f]) - 1)
+            for how, periods in (("--arrival-speedup", by_speedup[f]), ("--load", by_load[f])):
+                predicted = median_ratio(base_ours, periods)
+                rows.append((f"load alone x{f:g}, throughput gain ({how})", actual,
+                             None if predicted is None else 100 * (predicted - 1)))
+        sys.stderr.write("done: load alone\n")
+
+    if wanted("load-amplified"):
+        # Speeding the consumers up by 50%: little effect at the original load, much at 3x.
+        for f in (1.0, 3.0):
+            real = {0.0: [], 0.5: []}
+            ours = {0.0: [], 0.5: []}
+            for _ in range(RUNS):
+                for s in (0.0, 0.5):
+                    real[s].append(real_period(binary, s, f))
+                    ours[s].append(ours_period(coz, binary, spec, s, scratch, ["--load", str(f)]))
+            actual, predicted = median_ratio(real[0.5], real[0.0]), median_ratio(ours[0.5], ours[0.0])
+            rows.append((f"load-amplified x{f:g}, consumers 50% faster", 100 * (1 - actual),
+                         None if predicted is None else 100 * (1 - predicted)))
+        sys.stderr.write("done: load-amplified profile\n")
+    return rows
+
+def print_load_rows(rows):
+    print()
+    print(f"Latency and load amplification: medians of {RUNS} interleaved runs; percent")
+    print(f"{'case':58} {'actual':>7} {'ours':>7} {'error':>6}")
+    errors = []
+    for name, actual, predicted in rows:
+        if predicted is None:
+            print(f"{name:58} {actual:7.1f} {'n/a':>7}")
+            continue
+        errors.append(abs(predicted - actual))
+        print(f"{name:58} {actual:7.1f} {predicted:7.1f} {errors[-1]:6.1f}")
+    if errors:
+        print(f"latency and load: mean absolute error {statistics.mean(errors):.2f} points, "
+              f"max {max(errors):.1f}, over {len(errors)} cases")
+
 def main():
     coz = os.path.join(ROOT, "build", "bin", "coz")
     have_debian = shutil.which("coz") is not None and os.path.exists("/usr/lib/coz-profiler/libcoz.so")
@@ -102,6 +205,8 @@ def main():
     for name, source, flags, marker in CASES:
         if only and not any(o in name for o in only.split(",")):
             continue
+        if os.environ.get("ONLY_LOAD"):
+            break
         ours_bin = build(work, source, flags, ["-g"], "")
         coz_bin = build(work, source, flags, ["-gdwarf-3", "-gstrict-dwarf"], "_dwarf3") if have_debian else None
         line_spec = f"{source}:{marked_line(source, marker)}"
@@ -118,6 +223,7 @@ def main():
         for s in SPEEDUPS:
             rows.append((name, s, effect(real, s), effect(ours, s), effect(theirs, s) if have_debian else None))
         sys.stderr.write(f"done: {name}\n")
+    amplification_rows = [] if os.environ.get("SKIP_LOAD") else load_cases(coz, work, scratch)
     shutil.rmtree(scratch, ignore_errors=True)
 
     print(f"Accuracy: medians of {RUNS} interleaved runs per configuration; effects in percent")
@@ -150,6 +256,8 @@ def main():
               f"max {max(coz_errors):.1f}, over {len(coz_errors)} cases")
     elif not have_debian:
         print("Debian coz-profiler not installed (apt-get install coz-profiler): no comparison column")
+    if amplification_rows:
+        print_load_rows(amplification_rows)
 
 if __name__ == "__main__":
     main()

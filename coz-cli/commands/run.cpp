@@ -73,6 +73,96 @@ void die_like(int sig) {
   raise(sig);
 }
 
+std::string format_load(double load) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", load);
+  return buf;
+}
+
+// Forks and execs the program with the runtime preloaded; the child's pid, or -1 and `error`.
+pid_t start_program(RunOptions& options, const Program& program, const std::string& runtime,
+                    const std::string& output, double load, std::string* error) {
+  fflush(nullptr);
+  pid_t child = fork();
+  if (child < 0) {
+    *error = std::string("cannot start the program: ") + strerror(errno);
+    return -1;
+  }
+  if (child == 0) {
+    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) {
+      signal(sig, SIG_DFL);
+    }
+    // Settings left in the environment by the user or an outer `coz run` must not leak in.
+    for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kEndToEnd, env::kFixedLine,
+                            env::kFixedSpeedup, env::kSampleBatch, env::kVerbose,
+                            env::kExperimentLength, env::kZeroSpeedupShare, env::kArrivalSpeedup,
+                            env::kLoad, env::kBreakpointProgress, env::kSampledProgress}) {
+      unsetenv(key);
+    }
+    std::string preload = runtime;
+    if (const char* old = getenv("LD_PRELOAD"); old && *old) {
+      preload += ":" + std::string(old);
+    }
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    setenv(env::kOutput, output.c_str(), 1);
+    setenv(env::kRootPid, std::to_string(getpid()).c_str(), 1);
+    setenv(env::kSamplingPeriod, std::to_string(options.sampling_period_ns).c_str(), 1);
+    if (!options.binary_scope.empty()) {
+      setenv(env::kBinaryScope, join(options.binary_scope).c_str(), 1);
+    }
+    if (!options.source_scope.empty()) {
+      setenv(env::kSourceScope, join(options.source_scope).c_str(), 1);
+    }
+    if (options.end_to_end) {
+      setenv(env::kEndToEnd, "1", 1);
+    }
+    if (!options.fixed_line.empty()) {
+      setenv(env::kFixedLine, options.fixed_line.c_str(), 1);
+    }
+    if (options.fixed_speedup >= 0) {
+      setenv(env::kFixedSpeedup, std::to_string(options.fixed_speedup).c_str(), 1);
+    }
+    if (options.verbose) {
+      setenv(env::kVerbose, "1", 1);
+    }
+    if (options.sample_batch > 0) {
+      setenv(env::kSampleBatch, std::to_string(options.sample_batch).c_str(), 1);
+    }
+    if (options.experiment_length_ns > 0) {
+      setenv(env::kExperimentLength, std::to_string(options.experiment_length_ns).c_str(), 1);
+    }
+    if (options.zero_speedup_share >= 0) {
+      setenv(env::kZeroSpeedupShare, std::to_string(options.zero_speedup_share).c_str(), 1);
+    }
+    if (options.arrival_speedup_ns > 0) {
+      setenv(env::kArrivalSpeedup, std::to_string(options.arrival_speedup_ns).c_str(), 1);
+    }
+    if (load > 0) {
+      setenv(env::kLoad, format_load(load).c_str(), 1);
+    }
+    if (!options.breakpoint_progress.empty()) {
+      setenv(env::kBreakpointProgress, join(options.breakpoint_progress).c_str(), 1);
+    }
+    if (!options.sampled_progress.empty()) {
+      setenv(env::kSampledProgress, join(options.sampled_progress).c_str(), 1);
+    }
+    std::vector<char*> argv;
+    for (std::string& a : options.command) {
+      argv.push_back(a.data());
+    }
+    argv.push_back(nullptr);
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    setenv(env::kExecTime, std::to_string(now.tv_sec * 1000000000ll + now.tv_nsec).c_str(), 1);
+    execv(program.path.c_str(), argv.data());
+    int err = errno;
+    fprintf(stderr, "coz: error: cannot run %s: %s\n", program.path.c_str(), strerror(err));
+    _exit(err == ENOENT ? kExitNotFound : kExitNotExecutable);
+  }
+
+  return child;
+}
+
 }  // namespace
 
 std::string find_runtime(std::string* looked_in) {
@@ -130,7 +220,6 @@ int run_command(const std::vector<std::string>& args) {
     return fail(error, kExitCannotProfile);
   }
 
-  off_t size_before = file_size(output);
   // Ctrl-C and friends reach the whole process group; let the program decide what to do and
   // report its fate. Termination requests sent to coz alone are passed on. Installed before the
   // fork so no request can fall in between.
@@ -138,81 +227,45 @@ int run_command(const std::vector<std::string>& args) {
   signal(SIGQUIT, SIG_IGN);
   signal(SIGTERM, forward_signal);
   signal(SIGHUP, forward_signal);
-  fflush(nullptr);
-  pid_t child = fork();
-  if (child < 0) {
-    return fail(std::string("cannot start the program: ") + strerror(errno), kExitCannotProfile);
-  }
-  if (child == 0) {
-    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) {
-      signal(sig, SIG_DFL);
-    }
-    // Settings left in the environment by the user or an outer `coz run` must not leak in.
-    for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kEndToEnd, env::kFixedLine,
-                            env::kFixedSpeedup, env::kSampleBatch, env::kVerbose,
-                            env::kExperimentLength, env::kZeroSpeedupShare}) {
-      unsetenv(key);
-    }
-    std::string preload = runtime;
-    if (const char* old = getenv("LD_PRELOAD"); old && *old) {
-      preload += ":" + std::string(old);
-    }
-    setenv("LD_PRELOAD", preload.c_str(), 1);
-    setenv(env::kOutput, output.c_str(), 1);
-    setenv(env::kRootPid, std::to_string(getpid()).c_str(), 1);
-    setenv(env::kSamplingPeriod, std::to_string(options.sampling_period_ns).c_str(), 1);
-    if (!options.binary_scope.empty()) {
-      setenv(env::kBinaryScope, join(options.binary_scope).c_str(), 1);
-    }
-    if (!options.source_scope.empty()) {
-      setenv(env::kSourceScope, join(options.source_scope).c_str(), 1);
-    }
-    if (options.end_to_end) {
-      setenv(env::kEndToEnd, "1", 1);
-    }
-    if (!options.fixed_line.empty()) {
-      setenv(env::kFixedLine, options.fixed_line.c_str(), 1);
-    }
-    if (options.fixed_speedup >= 0) {
-      setenv(env::kFixedSpeedup, std::to_string(options.fixed_speedup).c_str(), 1);
-    }
-    if (options.verbose) {
-      setenv(env::kVerbose, "1", 1);
-    }
-    if (options.sample_batch > 0) {
-      setenv(env::kSampleBatch, std::to_string(options.sample_batch).c_str(), 1);
-    }
-    if (options.experiment_length_ns > 0) {
-      setenv(env::kExperimentLength, std::to_string(options.experiment_length_ns).c_str(), 1);
-    }
-    if (options.zero_speedup_share >= 0) {
-      setenv(env::kZeroSpeedupShare, std::to_string(options.zero_speedup_share).c_str(), 1);
-    }
-    std::vector<char*> argv;
-    for (std::string& a : options.command) {
-      argv.push_back(a.data());
-    }
-    argv.push_back(nullptr);
-    timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    setenv(env::kExecTime, std::to_string(now.tv_sec * 1000000000ll + now.tv_nsec).c_str(), 1);
-    execv(program.path.c_str(), argv.data());
-    int err = errno;
-    fprintf(stderr, "coz: error: cannot run %s: %s\n", program.path.c_str(), strerror(err));
-    _exit(err == ENOENT ? kExitNotFound : kExitNotExecutable);
-  }
 
-  g_child = child;
+  // One run, or a sweep: every load level (or none) times --runs, appended to one profile.
+  std::vector<double> levels = options.loads.empty() ? std::vector<double>{0} : options.loads;
+  size_t total = levels.size() * static_cast<size_t>(options.runs), done = 0;
   int status = 0;
-  while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) {
-      return fail(std::string("lost track of the program: ") + strerror(errno), kExitCannotProfile);
+  bool stopped = false;
+  for (size_t level = 0; level < levels.size() && !stopped; level++) {
+    double load = levels[level];
+    for (int r = 0; r < options.runs && !stopped; r++) {
+      done++;
+      if (total > 1) {
+        fprintf(stderr, "coz: run %zu of %zu%s\n", done, total,
+                load > 0 ? (" at load " + format_load(load)).c_str() : "");
+      }
+      off_t size_before = file_size(output);
+      pid_t child = start_program(options, program, runtime, output, load, &error);
+      if (child < 0) {
+        return fail(error, kExitCannotProfile);
+      }
+      g_child = child;
+      status = 0;
+      while (waitpid(child, &status, 0) < 0) {
+        if (errno != EINTR) {
+          return fail(std::string("lost track of the program: ") + strerror(errno), kExitCannotProfile);
+        }
+      }
+      g_child = -1;
+      if (file_size(output) > size_before) {
+        fprintf(stderr, "coz: profile written to %s\n", output.c_str());
+      } else {
+        fprintf(stderr, "coz: no profile was written to %s (see the messages above)\n", output.c_str());
+      }
+      bool failed = WIFSIGNALED(status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+      if (failed && done < total) {
+        fprintf(stderr, "coz: the program failed, so the remaining %zu runs were skipped\n",
+                total - done);
+        stopped = true;
+      }
     }
-  }
-  if (file_size(output) > size_before) {
-    fprintf(stderr, "coz: profile written to %s\n", output.c_str());
-  } else {
-    fprintf(stderr, "coz: no profile was written to %s (see the messages above)\n", output.c_str());
   }
   if (WIFSIGNALED(status)) {
     die_like(WTERMSIG(status));

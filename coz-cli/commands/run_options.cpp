@@ -26,6 +26,15 @@ const char* const kRunUsage =
     "      --experiment-length T   first experiment length: 500ms (default); doubles while\n"
     "                              an experiment sees fewer than 5 progress-point visits\n"
     "      --zero-speedup-share P  share of 0% (baseline) experiments, 0-1 (default 0.5)\n"
+    "      --progress FILE:LINE    count every execution of this line (hardware breakpoint)\n"
+    "      --sampled-progress FILE:LINE\n"
+    "                              count samples in this line as progress\n"
+    "\n"
+    "Load amplification (the program marks arrivals with COZ_ARRIVAL or COZ_BEGIN):\n"
+    "      --arrival-speedup T     make each arrival T sooner: 750us, 1ms, or nanoseconds\n"
+    "      --load F[,F...]         F times the arrival rate, measured while running; a list\n"
+    "                              runs the program once per level (a scalability sweep)\n"
+    "      --runs N                run the program N times (per load level), one profile\n"
     "  -v, --verbose               say what the profiler is doing\n"
     "  -h, --help                  show this help\n"
     "\n"
@@ -224,6 +233,59 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
         return false;
       }
       out->zero_speedup_share = share;
+    } else if (arg == "--arrival-speedup") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      uint64_t ns = 0;
+      if (!parse_duration_ns(v, &ns) || ns == 0 || ns > 60000000000ull) {
+        *error = "--arrival-speedup '" + v +
+                 "' must be a duration from 1ns to 60s per arrival (for example 750us)";
+        return false;
+      }
+      out->arrival_speedup_ns = ns;
+    } else if (arg == "--load") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      out->loads.clear();
+      for (const std::string& item : Scope::split_list(v)) {
+        char* end = nullptr;
+        double load = strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !(load >= 1 && load <= 1000)) {
+          *error = "--load '" + item + "' must be a load factor from 1 to 1000 (1 is the load the "
+                   "program generates itself; 2 doubles its arrival rate)";
+          return false;
+        }
+        out->loads.push_back(load);
+      }
+      if (out->loads.empty()) {
+        *error = "--load needs at least one load factor, for example --load 1,2,4";
+        return false;
+      }
+    } else if (arg == "--runs") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      char* end = nullptr;
+      long n = strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 1000) {
+        *error = "--runs '" + v + "' must be a whole number from 1 to 1000";
+        return false;
+      }
+      out->runs = static_cast<int>(n);
+    } else if (arg == "--progress" || arg == "--sampled-progress") {
+      if (!take_value(&v)) {
+        return false;
+      }
+      size_t colon = v.rfind(':');
+      char* end = nullptr;
+      long line = colon == std::string::npos ? 0 : strtol(v.c_str() + colon + 1, &end, 10);
+      if (colon == std::string::npos || colon == 0 || line < 1 || *end != '\0') {
+        *error = arg + " '" + v + "' must be FILE:LINE, for example main.c:42";
+        return false;
+      }
+      (arg == "--progress" ? out->breakpoint_progress : out->sampled_progress).push_back(v);
     } else if (!arg.empty() && arg[0] == '-') {
       *error = "unknown option " + arg + " (see coz run --help)";
       return false;
@@ -231,6 +293,10 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
       *error = "put --- before the program to run: coz run [options] --- " + arg + " ...";
       return false;
     }
+  }
+  if (out->arrival_speedup_ns != 0 && !out->loads.empty()) {
+    *error = "use either --arrival-speedup or --load, not both";
+    return false;
   }
   out->command.assign(args.begin() + static_cast<long>(i), args.end());
   if (out->command.empty()) {

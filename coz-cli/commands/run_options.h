@@ -18,6 +18,13 @@ struct RunOptions {
   uint64_t experiment_length_ns = 0;  // 0: the runtime's default (500 ms)
   uint32_t sample_batch = 0;          // 0: the runtime's default
   double zero_speedup_share = -1;     // -1: the runtime's default (0.5)
+  // Load amplification: a fixed speedup per arrival, or load factors (one run per level).
+  uint64_t arrival_speedup_ns = 0;
+  std::vector<double> loads;
+  int runs = 1;  // runs per load level (or of the program, without --load)
+  // Command-line progress points, FILE:LINE each.
+  std::vector<std::string> breakpoint_progress;
+  std::vector<std::string> sampled_progress;
   bool verbose = false;
   bool help = false;
   std::vector<std::string> command;  // program and its arguments

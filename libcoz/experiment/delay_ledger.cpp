@@ -3,15 +3,17 @@
 
 namespace coz {
 
-void DelayLedger::begin(uint64_t delay_ns) {
+void DelayLedger::begin(uint64_t delay_ns, bool amplifying) {
   delay_ns_.store(delay_ns, std::memory_order_release);
-  uint64_t epoch = unpack_epoch(global_.load(std::memory_order_acquire)) + 1;
+  uint64_t epoch = (unpack_epoch(global_.load(std::memory_order_acquire)) + 1) & kEpochMask;
   global_.store(pack(epoch, 0), std::memory_order_release);
+  inserting_.store(delay_ns != 0 || amplifying, std::memory_order_release);
   active_.store(true, std::memory_order_release);
 }
 
 void DelayLedger::end() {
   active_.store(false, std::memory_order_release);
+  inserting_.store(false, std::memory_order_release);
   delay_ns_.store(0, std::memory_order_release);
 }
 
@@ -19,71 +21,65 @@ void DelayLedger::sync_epoch(LocalDelays& local, uint64_t global) const {
   uint64_t epoch = unpack_epoch(global);
   if (local.epoch != epoch) {
     local.epoch = epoch;
-    local.count = 0;
+    local.ns = 0;
   }
 }
 
-uint64_t DelayLedger::on_samples(LocalDelays& local, uint64_t selected) {
-  uint64_t global = global_.load(std::memory_order_acquire);
-  sync_epoch(local, global);
-  if (!active()) {
-    return 0;
-  }
-  local.count += selected;
-  // Ahead: raise the global count so every other thread owes the difference.
-  while (unpack_count(global) < local.count && unpack_epoch(global) == local.epoch) {
-    if (global_.compare_exchange_weak(global, pack(local.epoch, local.count),
-                                      std::memory_order_acq_rel)) {
-      return 0;
-    }
-  }
-  if (unpack_epoch(global) != local.epoch) {
-    return 0;  // the experiment changed under us
-  }
-  return take_owed(local);
-}
-
-uint64_t DelayLedger::take_owed(LocalDelays& local) {
-  uint64_t global = global_.load(std::memory_order_acquire);
-  sync_epoch(local, global);
-  uint64_t count = unpack_count(global);
-  if (!active() || count <= local.count) {
-    return 0;
-  }
-  uint64_t owed = (count - local.count) * delay_ns();
-  local.count = count;
-  return owed;
-}
-
-void DelayLedger::credit(LocalDelays& local) {
-  uint64_t global = global_.load(std::memory_order_acquire);
-  sync_epoch(local, global);
-  if (unpack_count(global) > local.count) {
-    local.count = unpack_count(global);
-  }
-}
-
-void DelayLedger::absorb(LocalDelays& local, uint64_t selected) {
+void DelayLedger::absorb(LocalDelays& local, uint64_t faster_ns) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
   if (!active()) {
     return;
   }
-  local.count += selected;
-  while (unpack_count(global) < local.count && unpack_epoch(global) == local.epoch) {
-    if (global_.compare_exchange_weak(global, pack(local.epoch, local.count),
+  local.ns += faster_ns;
+  // Ahead: raise the global total so every other thread owes the difference.
+  while (unpack_ns(global) < local.ns && unpack_epoch(global) == local.epoch) {
+    if (global_.compare_exchange_weak(global, pack(local.epoch, local.ns),
                                       std::memory_order_acq_rel)) {
       return;
     }
   }
 }
 
-void DelayLedger::credit_to(LocalDelays& local, uint64_t count) {
+uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns) {
+  absorb(local, faster_ns);
+  return take_owed(local);
+}
+
+uint64_t DelayLedger::owed(const LocalDelays& local) const {
+  uint64_t global = global_.load(std::memory_order_acquire);
+  if (!active() || unpack_epoch(global) != local.epoch) {
+    return 0;
+  }
+  return unpack_ns(global) > local.ns ? unpack_ns(global) - local.ns : 0;
+}
+
+uint64_t DelayLedger::take_owed(LocalDelays& local) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
-  uint64_t limit = count < unpack_count(global) ? count : unpack_count(global);
-  if (limit > local.count) {
-    local.count = limit;
+  uint64_t total = unpack_ns(global);
+  if (!active() || total <= local.ns) {
+    return 0;
+  }
+  uint64_t owed = total - local.ns;
+  local.ns = total;
+  return owed;
+}
+
+void DelayLedger::credit(LocalDelays& local) {
+  uint64_t global = global_.load(std::memory_order_acquire);
+  sync_epoch(local, global);
+  if (unpack_ns(global) > local.ns) {
+    local.ns = unpack_ns(global);
+  }
+}
+
+void DelayLedger::credit_to(LocalDelays& local, uint64_t ns) {
+  uint64_t global = global_.load(std::memory_order_acquire);
+  sync_epoch(local, global);
+  uint64_t limit = ns < unpack_ns(global) ? ns : unpack_ns(global);
+  if (limit > local.ns) {
+    local.ns = limit;
   }
 }
 

@@ -1,13 +1,16 @@
-// The delay ledger: counter-coordinated delays for virtual speedup (sections 5.2.4-5.2.5).
+// The delay ledger: counter-coordinated delays for virtual speedup (sections 5.2.4-5.2.5) and
+// load amplification (section 6.1.2).
 //
-// One global count of the delays every thread should have taken in the current experiment, and a
-// per-thread local count of the delays that thread has taken or been credited. A sample in the
-// selected line adds to the sampling thread's local count only (that thread "ran faster"); a
-// thread ahead of the global count raises it (so every other thread owes one more delay), a
-// thread behind it pauses for the difference. Invariant, per thread and experiment:
-//   pauses + selected-line samples + credits = global count (once the thread has caught up).
-// Each experiment is an epoch: counts from an earlier experiment are forgotten, never paid at the
-// new delay size. nanosleep overshoot is carried and taken off later pauses.
+// Kept in nanoseconds of virtual speedup. One global total of the delay every thread should have
+// taken in the current experiment, and a per-thread local total of the delay that thread has
+// taken, been credited, or "saved" by running faster. A thread that ran faster (a sample in the
+// selected line is worth delay_ns; an arrival under load amplification is worth the arrival
+// speedup) adds to its own local total only; a thread ahead of the global total raises it (so
+// every other thread owes the difference), a thread behind it pauses for the difference.
+// Invariant, per thread and experiment:
+//   pauses + own speedup + credits = global total (once the thread has caught up).
+// Each experiment is an epoch: totals from an earlier experiment are forgotten, never paid at
+// the new delay size. nanosleep overshoot is carried and taken off later pauses.
 //
 // Threading: begin()/end() run in the profiler thread. The per-thread calls take the thread's own
 // LocalDelays and may run in its signal handler: they are lock-free and async-signal-safe.
@@ -20,36 +23,45 @@ namespace coz {
 
 struct LocalDelays {
   uint64_t epoch = 0;
-  uint64_t count = 0;       // delays taken or credited in `epoch`
+  uint64_t ns = 0;          // delay taken, credited or saved in `epoch`
   int64_t excess_ns = 0;    // time paused beyond what was asked, still to be taken off
 };
 
 class DelayLedger {
  public:
-  // Starts an experiment with `delay_ns` per selected-line sample (0 for a baseline).
-  void begin(uint64_t delay_ns);
+  // Starts an experiment with `delay_ns` per selected-line sample (0 for a baseline);
+  // `amplifying` when arrivals insert delays too (load amplification).
+  void begin(uint64_t delay_ns, bool amplifying = false);
   // Ends it: nothing more is owed until the next begin().
   void end();
 
   bool active() const { return active_.load(std::memory_order_acquire); }
+  // True while delays may be inserted at all (a line speedup above 0%, or amplification).
+  bool inserting() const { return inserting_.load(std::memory_order_acquire); }
   uint64_t delay_ns() const { return delay_ns_.load(std::memory_order_acquire); }
-  uint64_t global_count() const { return unpack_count(global_.load(std::memory_order_acquire)); }
+  uint64_t global_ns() const { return unpack_ns(global_.load(std::memory_order_acquire)); }
 
-  // After a batch of samples in which `selected` hit the selected line: returns the nanoseconds
-  // this thread must pause now (the caller pauses, then reports with paused()).
-  uint64_t on_samples(LocalDelays& local, uint64_t selected);
+  // This thread ran `faster_ns` faster (its selected-line samples times delay_ns, plus its
+  // arrival speedups): returns the nanoseconds it must pause now (the caller pauses, then
+  // reports with paused()).
+  uint64_t advance(LocalDelays& local, uint64_t faster_ns);
+  uint64_t on_samples(LocalDelays& local, uint64_t selected) {
+    return advance(local, selected * delay_ns());
+  }
   // The nanoseconds this thread owes now (for catching up before it blocks or wakes another);
   // marks them as taken, so the caller must pause for them.
   uint64_t take_owed(LocalDelays& local);
+  // The nanoseconds this thread owes, without taking them.
+  uint64_t owed(const LocalDelays& local) const;
   // A thread woken by another is credited with every delay inserted so far (Coz's rule, used
   // where the waker is unknown: COZ_POST_BLOCK).
   void credit(LocalDelays& local);
-  // Gives selected-line samples to the ledger without pausing (raising the global count when
-  // this thread is ahead); what the thread owes stays owed.
-  void absorb(LocalDelays& local, uint64_t selected);
-  // A thread woken by a waker whose count was `count` is credited up to that count.
-  void credit_to(LocalDelays& local, uint64_t count);
-  // The current experiment's epoch, and the caller's count synced to it.
+  // Records that this thread ran `faster_ns` faster without pausing (raising the global total
+  // when this thread is ahead); what the thread owes stays owed.
+  void absorb(LocalDelays& local, uint64_t faster_ns);
+  // A thread woken by a waker whose total was `ns` is credited up to that total.
+  void credit_to(LocalDelays& local, uint64_t ns);
+  // The current experiment's epoch.
   uint64_t epoch() const { return unpack_epoch(global_.load(std::memory_order_acquire)); }
 
   // How long to really sleep for a pause of `want_ns`, after taking off earlier overshoot.
@@ -58,16 +70,20 @@ class DelayLedger {
   static void paused(LocalDelays& local, uint64_t asked_ns, uint64_t slept_ns);
 
  private:
-  static constexpr int kCountBits = 40;
-  static constexpr uint64_t kCountMask = (1ull << kCountBits) - 1;
-  static uint64_t pack(uint64_t epoch, uint64_t count) { return (epoch << kCountBits) | count; }
-  static uint64_t unpack_epoch(uint64_t v) { return v >> kCountBits; }
-  static uint64_t unpack_count(uint64_t v) { return v & kCountMask; }
+  // 46 bits of nanoseconds is 19.5 hours of delay in one experiment; 18 bits of epoch only need
+  // to tell the current experiment from recent ones.
+  static constexpr int kNsBits = 46;
+  static constexpr uint64_t kNsMask = (1ull << kNsBits) - 1;
+  static constexpr uint64_t kEpochMask = (1ull << (64 - kNsBits)) - 1;
+  static uint64_t pack(uint64_t epoch, uint64_t ns) { return ((epoch & kEpochMask) << kNsBits) | (ns & kNsMask); }
+  static uint64_t unpack_epoch(uint64_t v) { return v >> kNsBits; }
+  static uint64_t unpack_ns(uint64_t v) { return v & kNsMask; }
   void sync_epoch(LocalDelays& local, uint64_t global) const;
 
-  std::atomic<uint64_t> global_{0};  // epoch and count, changed together
+  std::atomic<uint64_t> global_{0};  // epoch and total, changed together
   std::atomic<uint64_t> delay_ns_{0};
   std::atomic<bool> active_{false};
+  std::atomic<bool> inserting_{false};
 };
 
 }  // namespace coz

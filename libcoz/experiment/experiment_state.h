@@ -19,6 +19,20 @@ struct ExperimentState {
   std::atomic<uint64_t> selected_samples{0};   // samples in it during this experiment
   std::atomic<bool> want_line{false};          // the profiler waits for a line to test
   std::atomic<SourceLine*> offered{nullptr};   // the first in-scope line sampled since
+  // Load amplification in this experiment: the speedup arrivals earned, and for the load
+  // achieved, each arrival's own period (summed over arrivals whose thread's period is known)
+  // and the number of arrival threads.
+  std::atomic<uint64_t> arrival_speedup_ns{0};
+  std::atomic<uint64_t> arrival_period_sum_ns{0};
+  std::atomic<uint64_t> arrivals_with_period{0};
+  std::atomic<uint64_t> arrival_threads{0};
+
+  void reset_arrivals() {
+    arrival_speedup_ns.store(0, std::memory_order_relaxed);
+    arrival_period_sum_ns.store(0, std::memory_order_relaxed);
+    arrivals_with_period.store(0, std::memory_order_relaxed);
+    arrival_threads.store(0, std::memory_order_relaxed);
+  }
 
   // Called for every in-scope sample; returns true if it hit the selected line.
   bool on_sample(SourceLine* line) {

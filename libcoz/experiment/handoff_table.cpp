@@ -13,7 +13,7 @@ size_t HandoffTable::slot(const void* key) {
 
 void HandoffTable::publish(const void* key, uint64_t epoch, uint64_t count) {
   std::atomic<uint64_t>& s = slots_[slot(key)];
-  uint64_t value = (epoch << kCountBits) | count;
+  uint64_t value = (epoch << kCountBits) | (count & ((1ull << kCountBits) - 1));
   uint64_t old = s.load(std::memory_order_relaxed);
   // Same experiment: keep the higher count. Older experiment: replace.
   while ((old >> kCountBits) != epoch || (old & ((1ull << kCountBits) - 1)) < count) {

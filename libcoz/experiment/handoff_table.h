@@ -1,4 +1,4 @@
-// Delay counts handed from a waking thread to the threads it wakes, keyed by the primitive
+// Delay totals (nanoseconds, as in the delay ledger) handed from a waking thread to the threads it wakes, keyed by the primitive
 // (mutex, condition variable, semaphore, barrier, exiting thread).
 //
 // Coz makes a waker pay every owed delay before it releases a lock or signals, and credits the
@@ -20,14 +20,15 @@ namespace coz {
 
 class HandoffTable {
  public:
-  // Records that a thread whose count is `count` in experiment `epoch` released `key`.
+  // Records that a thread whose total is `count` in experiment `epoch` (the ledger's, < 2^18)
+  // released `key`.
   void publish(const void* key, uint64_t epoch, uint64_t count);
   // The highest count published on `key` in `epoch`, or 0.
   uint64_t read(const void* key, uint64_t epoch) const;
 
  private:
   static constexpr size_t kSlots = 16384;
-  static constexpr int kCountBits = 40;
+  static constexpr int kCountBits = 46;  // as the ledger: epochs are 18 bits
   static size_t slot(const void* key);
 
   std::atomic<uint64_t> slots_[kSlots] = {};  // epoch << kCountBits | count

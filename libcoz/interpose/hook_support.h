@@ -64,7 +64,7 @@ inline auto waiting(const void* key, Call&& call, Released&& released) {
   if (!rt) {
     return call();
   }
-  rt->catch_up();  // pay before blocking (a no-op while holding a lock, as in cond_wait)
+  rt->before_block();  // pay before blocking (a no-op while holding a lock, as in cond_wait)
   auto result = call();
   int saved = errno;
   rt->after_block(key, released(result));
@@ -84,7 +84,7 @@ inline int lock_waiting(const void* key, Call&& call) {
   if (!rt) {
     return call();
   }
-  rt->catch_up();
+  rt->before_block();
   int result = call();
   rt->after_block(key, acquired(result));
   if (acquired(result)) {
@@ -103,7 +103,7 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   }
   int result = attempt();
   if (result == busy) {
-    rt->catch_up();  // pay before blocking, unless another lock is held
+    rt->before_block();  // pay before blocking, unless another lock is held
     result = block();
     rt->after_block(key, acquired(result));
   }

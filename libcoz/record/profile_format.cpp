@@ -26,6 +26,8 @@ constexpr KindName kKinds[] = {
     {RecordKind::kLatencyPoint, "latency-point"},
     {RecordKind::kSamples, "samples"},
     {RecordKind::kRuntime, "runtime"},
+    {RecordKind::kArrivalPoint, "arrival-point"},
+    {RecordKind::kWarning, "warning"},
 };
 
 void append_escaped(std::string* out, std::string_view value) {

@@ -25,6 +25,8 @@ enum class RecordKind {
   kLatencyPoint,
   kSamples,
   kRuntime,
+  kArrivalPoint,   // arrivals at a COZ_ARRIVAL (or COZ_BEGIN) point in one experiment
+  kWarning,        // something the user must know about the run (e.g. no arrival point)
   kUnknown,
 };
 

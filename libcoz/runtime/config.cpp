@@ -89,6 +89,30 @@ Config Config::from_environment(std::vector<std::string>* errors) {
       errors->push_back(std::string(env::kSampleBatch) + "='" + v + "' must be 1-64");
     }
   }
+  if (const char* v = get(env::kArrivalSpeedup)) {
+    uint64_t n = 0;
+    if (parse_u64(v, &n) && n <= 60000000000ull) {
+      c.arrival_speedup_ns = n;
+    } else {
+      errors->push_back(std::string(env::kArrivalSpeedup) + "='" + v +
+                        "' must be nanoseconds per arrival, at most 60 s");
+    }
+  }
+  if (const char* v = get(env::kLoad)) {
+    char* end = nullptr;
+    double load = strtod(v, &end);
+    if (*end == '\0' && load >= 1 && load <= 1000) {
+      c.load = load;
+    } else {
+      errors->push_back(std::string(env::kLoad) + "='" + v + "' must be a load factor from 1 to 1000");
+    }
+  }
+  if (const char* v = get(env::kBreakpointProgress)) {
+    c.breakpoint_progress = Scope::split_list(v);
+  }
+  if (const char* v = get(env::kSampledProgress)) {
+    c.sampled_progress = Scope::split_list(v);
+  }
   if (const char* v = get(env::kVerbose)) {
     c.verbose = v[0] != '0';
   }

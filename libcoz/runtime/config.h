@@ -24,6 +24,10 @@ struct Config {
   bool is_root_process = true;  // the process `coz run` started (not a child it forked or exec'd)
   std::string debug_path;       // extra directories for separate debug files
   uint64_t exec_ns = 0;         // CLOCK_MONOTONIC just before `coz run` exec'd the program
+  uint64_t arrival_speedup_ns = 0;  // load amplification: fixed speedup per arrival
+  double load = 0;                  // load amplification: target load factor (> 1), or 0
+  std::vector<std::string> breakpoint_progress;  // FILE:LINE progress points (breakpoints)
+  std::vector<std::string> sampled_progress;     // FILE:LINE progress points (samples)
 
   // Reads the environment. Problems are appended to `errors` as user-facing sentences.
   static Config from_environment(std::vector<std::string>* errors);
@@ -45,6 +49,10 @@ inline constexpr const char* kDebugPath = "COZ_DEBUG_PATH";
 inline constexpr const char* kExecTime = "COZ_EXEC_NS";
 inline constexpr const char* kZeroSpeedupShare = "COZ_ZERO_SPEEDUP_SHARE";
 inline constexpr const char* kExperimentLength = "COZ_EXPERIMENT_LENGTH";
+inline constexpr const char* kArrivalSpeedup = "COZ_ARRIVAL_SPEEDUP";
+inline constexpr const char* kLoad = "COZ_LOAD";
+inline constexpr const char* kBreakpointProgress = "COZ_PROGRESS_BREAKPOINTS";
+inline constexpr const char* kSampledProgress = "COZ_SAMPLED_PROGRESS";
 }  // namespace env
 
 }  // namespace coz

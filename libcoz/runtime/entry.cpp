@@ -36,8 +36,17 @@ __attribute__((destructor)) void coz_stop() {
 }  // namespace
 
 // Coz's ABI: the counter for a progress point (1 = throughput, 2 = begin, 3 = end), or null for
-// an unknown type. Called once per macro site by coz.h.
+// an unknown type. Called once per macro site by coz.h. Type 4 (arrival, this project's
+// extension; Coz returns null for it) is called once per site and thread, and returns a counter
+// of the calling thread's own.
 extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int type, const char* name) {
+  if (type == static_cast<int>(coz::PointKind::kArrival)) {
+    if (coz::Runtime* rt = coz::Runtime::active()) {
+      return rt->new_arrival_counter(name);
+    }
+    coz::ArrivalCounter* counter = process_progress_points().new_arrival(name);
+    return counter ? &counter->counter : nullptr;  // counted, never amplified (no runtime yet)
+  }
   return process_progress_points().get(type, name);
 }
 

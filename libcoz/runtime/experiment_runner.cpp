@@ -37,11 +37,51 @@ SourceLine* ExperimentRunner::wait_for_line() {
 }
 
 std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const {
+  if (before_snapshot_) {
+    before_snapshot_();
+  }
   std::vector<PointSnapshot> out;
   points_.for_each([&out](const ProgressPoint& p) {
-    out.push_back({&p, p.read(p.throughput), p.read(p.begin), p.read(p.end)});
+    out.push_back({&p, p.read(p.throughput), p.read(p.begin), p.read(p.end), 0});
+  });
+  points_.for_each_arrival([&out](const ArrivalCounter& a) {
+    for (PointSnapshot& p : out) {
+      if (p.point == a.point) {
+        p.arrivals += __atomic_load_n(&a.counter.count, __ATOMIC_RELAXED);
+      }
+    }
   });
   return out;
+}
+
+void ExperimentRunner::tick() {
+  if (!is_open_ || !points_.any_latency()) {
+    return;
+  }
+  uint64_t now = platform::monotonic_ns();
+  uint64_t global = state_.ledger.global_ns();
+  // Effective time: real time minus the delays inserted meanwhile (may be negative in a tick
+  // where a burst of delays is counted; the sum over the experiment is the effective duration).
+  double effective = static_cast<double>(now - open_.tick_ns) -
+                     static_cast<double>(global - open_.tick_global_ns);
+  open_.tick_ns = now;
+  open_.tick_global_ns = global;
+  points_.for_each([&](const ProgressPoint& p) {
+    if (!p.is_latency) {
+      return;
+    }
+    uint64_t begun = p.read(p.begin), ended = p.read(p.end);
+    double in_flight = begun > ended ? static_cast<double>(begun - ended) : 0.0;
+    for (PointSnapshot& s : open_.points) {
+      if (s.point == &p) {
+        s.in_flight_ns += in_flight * effective;
+        return;
+      }
+    }
+    PointSnapshot fresh{&p, 0, 0, 0, 0};  // a point first seen during the experiment
+    fresh.in_flight_ns = in_flight * effective;
+    open_.points.push_back(fresh);
+  });
 }
 
 void ExperimentRunner::begin(SourceLine* line) {
@@ -52,23 +92,36 @@ void ExperimentRunner::begin(SourceLine* line) {
   open_.delay_ns = settings_.sampling_period_ns * static_cast<uint64_t>(open_.speedup) / 100;
   open_.points = snapshot();
   state_.selected_samples.store(0, std::memory_order_relaxed);
-  state_.ledger.begin(open_.delay_ns);
+  state_.reset_arrivals();
+  state_.ledger.begin(open_.delay_ns, settings_.amplify.on());
   state_.selected.store(line, std::memory_order_release);
   open_.start_ns = platform::monotonic_ns();
+  open_.tick_ns = open_.start_ns;
+  open_.tick_global_ns = 0;
   is_open_ = true;
 }
 
 uint64_t ExperimentRunner::end() {
+  tick();
   uint64_t end_ns = platform::monotonic_ns();
   state_.selected.store(nullptr, std::memory_order_release);
-  uint64_t delays = state_.ledger.global_count();
+  uint64_t inserted = state_.ledger.global_ns();
   state_.ledger.end();
   is_open_ = false;
   experiments_++;
 
   uint64_t elapsed = end_ns - open_.start_ns;
-  uint64_t inserted = delays * open_.delay_ns;
   uint64_t effective = elapsed > inserted ? elapsed - inserted : 0;
+  std::vector<PointSnapshot> now = snapshot();
+  auto before_of = [this](const PointSnapshot& p) {
+    for (const PointSnapshot& b : open_.points) {
+      if (b.point == p.point) {
+        return b;  // tick() integrated requests in flight into this snapshot
+      }
+    }
+    return PointSnapshot{p.point, 0, 0, 0, 0};
+  };
+
   RecordBuilder block;
   block.begin("experiment")
       .field("selected", open_.line->name())
@@ -76,30 +129,51 @@ uint64_t ExperimentRunner::end() {
       .field("duration", effective)
       .field("selected-samples", state_.selected_samples.load(std::memory_order_relaxed))
       .field("elapsed", elapsed)
-      .field("delays", delays)
-      .field("delay-size", open_.delay_ns);
+      // Coz's fields: delays of delay-size each (with amplification, the total over delay-size).
+      .field("delays", open_.delay_ns ? inserted / open_.delay_ns : 0)
+      .field("delay-size", open_.delay_ns)
+      .field("inserted", inserted);
+  if (settings_.amplify.requested()) {
+    // The amplification in force, and the load it achieved: the effective arrival rate over the
+    // arrival threads' own rate before amplification.
+    uint64_t arrivals = 0;
+    for (const PointSnapshot& p : now) {
+      arrivals += p.arrivals - before_of(p).arrivals;
+    }
+    block.field("arrival-speedup", settings_.amplify.arrival_speedup_ns)
+        .field("load-target", settings_.amplify.load, 2)
+        .field("arrival-speedup-total", state_.arrival_speedup_ns.load(std::memory_order_relaxed));
+    // Each arrival thread's own rate is 1 / its period; with k threads the base rate is k over
+    // the mean period of their arrivals.
+    uint64_t with_period = state_.arrivals_with_period.load(std::memory_order_relaxed);
+    uint64_t threads = state_.arrival_threads.load(std::memory_order_relaxed);
+    if (with_period > 0 && threads > 0 && effective > 0 && arrivals > 0) {
+      double mean_period = static_cast<double>(state_.arrival_period_sum_ns.load(std::memory_order_relaxed)) /
+                           static_cast<double>(with_period);
+      double rate = static_cast<double>(arrivals) / static_cast<double>(effective);  // per ns
+      block.field("load", rate * mean_period / static_cast<double>(threads), 3);
+    }
+  }
 
   uint64_t visits = 0;
-  std::vector<PointSnapshot> now = snapshot();
   for (const PointSnapshot& p : now) {
-    PointSnapshot before{p.point, 0, 0, 0};
-    for (const PointSnapshot& b : open_.points) {
-      if (b.point == p.point) {
-        before = b;
-      }
-    }
+    PointSnapshot before = before_of(p);
     if (p.point->is_latency) {
-      uint64_t arrivals = p.begin - before.begin, departures = p.end - before.end;
-      visits += arrivals + departures;
+      uint64_t begun = p.begin - before.begin, departures = p.end - before.end;
+      visits += begun + departures;
       block.begin("latency-point")
           .field("name", p.point->name)
-          .field("arrivals", arrivals)
+          .field("arrivals", begun)
           .field("departures", departures)
-          .field("difference", p.begin > p.end ? p.begin - p.end : uint64_t{0});
-    } else {
+          .field("difference", p.begin > p.end ? p.begin - p.end : uint64_t{0})
+          .field("in-flight-ns", static_cast<uint64_t>(before.in_flight_ns > 0 ? before.in_flight_ns + 0.5 : 0));
+    } else if (p.throughput != 0 || !p.point->has_arrivals) {
       uint64_t delta = p.throughput - before.throughput;
       visits += delta;
       block.begin("throughput-point").field("name", p.point->name).field("delta", delta);
+    }
+    if (p.point->has_arrivals) {
+      block.begin("arrival-point").field("name", p.point->name).field("arrivals", p.arrivals - before.arrivals);
     }
   }
   writer_.write_block(block);

@@ -9,9 +9,11 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <vector>
 
+#include "experiment/arrival_pacer.h"
 #include "experiment/experiment_state.h"
 #include "experiment/scheduler.h"
 #include "line/line_table.h"
@@ -25,6 +27,7 @@ struct RunnerSettings {
   bool end_to_end = false;
   SourceLine* fixed_line = nullptr;
   uint64_t sampling_period_ns = 1000000;
+  AmplifySettings amplify;  // load amplification in force in every experiment
 };
 
 class ExperimentRunner {
@@ -32,19 +35,23 @@ class ExperimentRunner {
   ExperimentRunner(RunnerSettings settings, ExperimentState& state, ProgressPoints& points,
                    ProfileWriter& writer, uint64_t seed);
 
-  // Runs experiments until stop(). `idle` is called about every 10 ms (to map new libraries).
+  // Runs experiments until stop(). `idle` is called every 10 ms or more often (to map new
+  // libraries).
   template <typename Idle>
   void run(Idle&& idle);
   void stop();
   // Ends and writes the open end-to-end experiment, if any. Call after run() has returned.
   void finish();
+  // Brings counters the program does not increment itself (breakpoints) up to date.
+  void set_before_snapshot(std::function<void()> refresh) { before_snapshot_ = std::move(refresh); }
 
   uint64_t experiments() const { return experiments_; }
 
  private:
   struct PointSnapshot {
     const ProgressPoint* point;
-    uint64_t throughput, begin, end;
+    uint64_t throughput, begin, end, arrivals;
+    double in_flight_ns = 0;  // integral of requests in flight over effective time
   };
   struct Open {
     SourceLine* line = nullptr;
@@ -52,7 +59,11 @@ class ExperimentRunner {
     uint64_t delay_ns = 0;
     uint64_t start_ns = 0;
     std::vector<PointSnapshot> points;
+    uint64_t tick_ns = 0, tick_global_ns = 0;  // the last in-flight tick
   };
+  // Adds requests in flight since the last tick to each latency point's integral (Little's law
+  // needs their time average in effective time, not a snapshot at the end).
+  void tick();
 
   // Waits up to `ns` for stop(); returns true if stopped.
   bool wait(uint64_t ns);
@@ -74,19 +85,22 @@ class ExperimentRunner {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  std::function<void()> before_snapshot_;
 };
 
 template <typename Idle>
 void ExperimentRunner::run(Idle&& idle) {
   auto waiting = [&](uint64_t ns) {
     // Sleep in slices so new libraries are noticed while an experiment runs.
-    constexpr uint64_t kSlice = 10000000;
+    // and, while latency points exist, every millisecond to integrate requests in flight.
     for (uint64_t waited = 0; waited < ns;) {
-      uint64_t step = ns - waited < kSlice ? ns - waited : kSlice;
+      uint64_t slice = is_open_ && points_.any_latency() ? 1000000 : 10000000;
+      uint64_t step = ns - waited < slice ? ns - waited : slice;
       if (wait(step)) {
         return true;
       }
       waited += step;
+      tick();
       idle();
     }
     return false;

@@ -3,34 +3,58 @@
 
 namespace coz {
 
+ProgressPoint* ProgressPoints::find_or_add(const char* name) {
+  for (ProgressPoint& p : points_) {
+    if (p.name == name) {
+      return &p;
+    }
+  }
+  ProgressPoint* point = &points_.emplace_back();
+  point->name = name;
+  return point;
+}
+
 Counter* ProgressPoints::get(int kind, const char* name) {
   if (!name || kind < static_cast<int>(PointKind::kThroughput) ||
       kind > static_cast<int>(PointKind::kEnd)) {
-    return nullptr;
+    return nullptr;  // arrivals are per thread: new_arrival()
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  ProgressPoint* point = nullptr;
-  for (ProgressPoint& p : points_) {
-    if (p.name == name) {
-      point = &p;
-      break;
-    }
-  }
-  if (!point) {
-    point = &points_.emplace_back();
-    point->name = name;
-  }
+  ProgressPoint* point = find_or_add(name);
   switch (static_cast<PointKind>(kind)) {
     case PointKind::kThroughput:
       return &point->throughput;
     case PointKind::kBegin:
       point->is_latency = true;
+      any_latency_.store(true, std::memory_order_release);
       return &point->begin;
     case PointKind::kEnd:
       point->is_latency = true;
+      any_latency_.store(true, std::memory_order_release);
       return &point->end;
+    case PointKind::kArrival:
+      break;
   }
   return nullptr;
+}
+
+ArrivalCounter* ProgressPoints::new_arrival(const char* name) {
+  if (!name) {
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ArrivalCounter* counter = &arrivals_.emplace_back();
+  counter->point = find_or_add(name);
+  counter->point->has_arrivals = true;
+  any_arrivals_.store(true, std::memory_order_release);
+  return counter;
+}
+
+void ProgressPoints::for_each_arrival(const std::function<void(const ArrivalCounter&)>& visit) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const ArrivalCounter& a : arrivals_) {
+    visit(a);
+  }
 }
 
 void ProgressPoints::for_each(const std::function<void(const ProgressPoint&)>& visit) const {

@@ -11,6 +11,7 @@
 
 #include "interpose/real_functions.h"
 #include "platform.h"
+#include "sample/breakpoint_counter.h"
 #include "sample/perf_sampler.h"
 
 namespace coz {
@@ -88,6 +89,10 @@ struct SampleContext {
   Runtime* runtime;
   uint64_t selected;  // samples in the selected line
 };
+
+constexpr const char* kNoArrivalWarning =
+    "load amplification was asked for but the program never reached an arrival point, so no "
+    "load was added; add COZ_ARRIVAL (or COZ_BEGIN) where a request arrives";
 
 std::string format_ms(uint64_t ns) {
   char buf[32];
@@ -184,6 +189,9 @@ bool Runtime::start() {
     }
     fixed_line = line;
   }
+  if (!resolve_command_line_points()) {
+    return false;
+  }
 
   std::string error;
   if (!writer_.open(config_.output, &error)) {
@@ -191,7 +199,10 @@ bool Runtime::start() {
     return false;
   }
 
+  amplify_.arrival_speedup_ns = config_.arrival_speedup_ns;
+  amplify_.load = config_.load;
   RunnerSettings runner;
+  runner.amplify = amplify_;
   runner.scheduler.zero_speedup_share = config_.zero_speedup_share;
   runner.scheduler.fixed_speedup = config_.fixed_speedup;
   runner.scheduler.initial_length_ns = config_.experiment_length_ns;
@@ -201,6 +212,7 @@ bool Runtime::start() {
   runner.sampling_period_ns = config_.sampling_period_ns;
   runner_ = std::make_unique<ExperimentRunner>(runner, experiment_, points_, writer_,
                                                platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
+  runner_->set_before_snapshot([this] { refresh_breakpoint_counts(); });
 
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
@@ -222,6 +234,12 @@ bool Runtime::start() {
   ThreadState* self = threads_.attach(platform::current_tid(), backend_.get(), &error);
   if (!self) {
     report("error: " + error + "; running the program without profiling", true);
+    writer_.close();
+    return false;
+  }
+  if (!open_breakpoints(self, platform::current_tid(), &error)) {
+    report("error: --progress: " + error + "; running the program without profiling", true);
+    self->sampler->disable();
     writer_.close();
     return false;
   }
@@ -264,8 +282,11 @@ void Runtime::attach_existing_threads() {
       continue;
     }
     std::string error;
-    if (!threads_.attach(tid, backend_.get(), &error)) {
+    ThreadState* state = threads_.attach(tid, backend_.get(), &error);
+    if (!state) {
       note_unsampled_thread(error);
+    } else if (!open_breakpoints(state, tid, &error)) {
+      report("warning: --progress: " + error, true);
     }
     // Not counted in program_threads_: they are never detached (their exit runs no hook).
   }
@@ -289,6 +310,110 @@ LocalDelays Runtime::current_delays() const {
   return t_state ? t_state->delays : LocalDelays();
 }
 
+bool Runtime::resolve_command_line_points() {
+  auto resolve = [this](const std::string& spec, const char* option, SourceLine** out) {
+    size_t colon = spec.rfind(':');
+    bool ambiguous = false;
+    SourceLine* line = colon == std::string::npos
+                           ? nullptr
+                           : lines_.find(spec.substr(0, colon),
+                                         static_cast<uint32_t>(atoi(spec.c_str() + colon + 1)), &ambiguous);
+    if (!line) {
+      report(std::string("error: ") + option + " " + spec +
+                 (ambiguous ? " names more than one file; give more of the path"
+                            : " has no code in scope; pick a line that the compiler emitted code for") +
+                 "; running the program without profiling",
+             true);
+    }
+    *out = line;
+    return line != nullptr;
+  };
+  if (config_.breakpoint_progress.size() > kMaxBreakpoints) {
+    report("error: at most " + std::to_string(kMaxBreakpoints) +
+               " --progress points (the CPU has that many debug registers); use "
+               "--sampled-progress for more; running the program without profiling",
+           true);
+    return false;
+  }
+  for (const std::string& spec : config_.breakpoint_progress) {
+    SourceLine* line = nullptr;
+    if (!resolve(spec, "--progress", &line)) {
+      return false;
+    }
+    // The line's first instruction: its lowest address in any loaded object.
+    uintptr_t first = 0;
+    map_.for_each_object([&](const ObjectLines& o) {
+      for (const AddressRange& r : o.ranges) {
+        if (r.line == line && (first == 0 || r.lo < first)) {
+          first = r.lo;
+        }
+      }
+    });
+    Breakpoint& bp = breakpoints_[breakpoints_count_++];
+    bp.address = first;
+    bp.counter = points_.get(static_cast<int>(PointKind::kThroughput), spec.c_str());
+  }
+  for (const std::string& spec : config_.sampled_progress) {
+    SourceLine* line = nullptr;
+    if (!resolve(spec, "--sampled-progress", &line)) {
+      return false;
+    }
+    if (sampled_points_count_ == kMaxSampledPoints) {
+      report("error: at most " + std::to_string(kMaxSampledPoints) +
+                 " --sampled-progress points; running the program without profiling",
+             true);
+      return false;
+    }
+    sampled_points_[sampled_points_count_++] = {
+        line, points_.get(static_cast<int>(PointKind::kThroughput), spec.c_str())};
+  }
+  return true;
+}
+
+bool Runtime::open_breakpoints(ThreadState* state, pid_t tid, std::string* error) {
+  for (size_t i = 0; i < breakpoints_count_; i++) {
+    state->breakpoint_fds[i] = open_breakpoint_counter(breakpoints_[i].address, tid, error);
+    if (state->breakpoint_fds[i] < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Runtime::close_breakpoints(ThreadState* state) {
+  if (breakpoints_count_ == 0) {
+    return;
+  }
+  threads_.locked([&] {  // refresh_breakpoint_counts() must not read a descriptor being closed
+    for (size_t i = 0; i < breakpoints_count_; i++) {
+      if (state->breakpoint_fds[i] >= 0) {
+        uint64_t count = read_breakpoint_counter(state->breakpoint_fds[i]);
+        close(state->breakpoint_fds[i]);
+        state->breakpoint_fds[i] = -1;
+        breakpoints_[i].retired.fetch_add(count, std::memory_order_relaxed);
+      }
+    }
+  });
+}
+
+void Runtime::refresh_breakpoint_counts() {
+  if (breakpoints_count_ == 0) {
+    return;
+  }
+  uint64_t totals[kMaxBreakpoints] = {};
+  threads_.for_each_live([&](ThreadState& s) {  // the lock keeps exiting threads' fds open
+    for (size_t i = 0; i < breakpoints_count_; i++) {
+      if (s.breakpoint_fds[i] >= 0) {
+        totals[i] += read_breakpoint_counter(s.breakpoint_fds[i]);
+      }
+    }
+  });
+  for (size_t i = 0; i < breakpoints_count_; i++) {
+    uint64_t total = totals[i] + breakpoints_[i].retired.load(std::memory_order_relaxed);
+    __atomic_store_n(&breakpoints_[i].counter->count, total, __ATOMIC_RELAXED);
+  }
+}
+
 void Runtime::on_thread_start(const LocalDelays& inherited) {
   sigset_t set;
   sigemptyset(&set);
@@ -302,6 +427,9 @@ void Runtime::on_thread_start(const LocalDelays& inherited) {
     return;
   }
   state->delays = inherited;
+  if (!open_breakpoints(state, platform::current_tid(), &error)) {
+    report("warning: --progress misses a thread: " + error, true);
+  }
   t_state = state;
   pthread_setspecific(thread_key_, state);
 }
@@ -331,6 +459,7 @@ void Runtime::on_thread_exit(ThreadState* state) {
   state->samples += state->sampler->drain(count_sample, &context);
   state->pending_selected += context.selected;
   before_wake(thread_handoff_key(pthread_self()));
+  close_breakpoints(state);
   t_state = nullptr;
   threads_.detach(state, count_sample, &context);
   thread_gone();
@@ -343,6 +472,20 @@ void Runtime::check_for_new_objects() {
     add_objects_in_scope();
   }
 }
+
+namespace {
+
+// Runs `update` on the thread's delays with the sample handler deferring to it.
+template <typename F>
+void with_delays(ThreadState* state, F&& update) {
+  state->in_ledger = true;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  update();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  state->in_ledger = false;
+}
+
+}  // namespace
 
 void Runtime::handle_signal(int fd) {
   ThreadState* state = threads_.by_fd(fd);
@@ -359,22 +502,53 @@ void Runtime::handle_signal(int fd) {
   if (state->in_ledger) {
     return;  // a hook is working on the delays; it picks the samples up
   }
-  if (state->locks_held > 0 && experiment_.ledger.delay_ns() != 0) {
+  if (state->locks_held > 0 && experiment_.ledger.inserting()) {
     // Holding a lock: count the samples now, pay at the release (unless the debt grows large).
-    experiment_.ledger.absorb(state->delays, state->pending_selected);
-    state->pending_selected = 0;
-    if (owed_ns(state) < kMaxDeferredNs) {
+    experiment_.ledger.absorb(state->delays, own_speedup_ns(state));
+    if (experiment_.ledger.owed(state->delays) < kMaxDeferredNs) {
       return;
     }
   }
   settle_delays(state);
 }
 
-uint64_t Runtime::owed_ns(ThreadState* state) const {
-  uint64_t global = experiment_.ledger.global_count();
-  return global > state->delays.count && state->delays.epoch == experiment_.ledger.epoch()
-             ? (global - state->delays.count) * experiment_.ledger.delay_ns()
-             : 0;
+uint64_t Runtime::own_speedup_ns(ThreadState* state) {
+  uint64_t ns = state->pending_selected * experiment_.ledger.delay_ns();
+  state->pending_selected = 0;
+  if (state->arrivals && amplify_.on()) {
+    uint64_t arrivals = 0;
+    for (ArrivalCounter* a = state->arrivals; a; a = a->next_in_thread) {
+      arrivals += __atomic_load_n(&a->counter.count, __ATOMIC_RELAXED);
+    }
+    uint64_t fresh = arrivals > state->pacer.seen() ? arrivals - state->pacer.seen() : 0;
+    uint64_t earned = state->pacer.on_arrivals(amplify_, arrivals, platform::monotonic_ns(),
+                                               state->paused_ns + state->blocked_ns);
+    if (fresh > 0 && experiment_.ledger.active()) {
+      ns += earned;
+      experiment_.arrival_speedup_ns.fetch_add(earned, std::memory_order_relaxed);
+      if (uint64_t period = state->pacer.period_ns()) {
+        experiment_.arrival_period_sum_ns.fetch_add(fresh * period, std::memory_order_relaxed);
+        experiment_.arrivals_with_period.fetch_add(fresh, std::memory_order_relaxed);
+      }
+      if (state->arrivals_epoch != experiment_.ledger.epoch()) {
+        state->arrivals_epoch = experiment_.ledger.epoch();
+        experiment_.arrival_threads.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+  return ns;
+}
+
+Counter* Runtime::new_arrival_counter(const char* name) {
+  ArrivalCounter* counter = points_.new_arrival(name);
+  ThreadState* state = t_state;
+  if (counter && state) {
+    with_delays(state, [&] {
+      counter->next_in_thread = state->arrivals;
+      state->arrivals = counter;
+    });
+  }
+  return counter ? &counter->counter : nullptr;
 }
 
 void Runtime::lock_acquired() {
@@ -410,6 +584,11 @@ void Runtime::count_sample(const Sample& sample, void* arg) {
   }
   if (range) {
     range->line->samples.fetch_add(1, std::memory_order_relaxed);
+    for (size_t i = 0; i < self->sampled_points_count_; i++) {
+      if (self->sampled_points_[i].line == range->line) {
+        __atomic_add_fetch(&self->sampled_points_[i].counter->count, 1, __ATOMIC_RELAXED);
+      }
+    }
     self->in_scope_samples_.fetch_add(1, std::memory_order_relaxed);
     if (self->experiment_.on_sample(range->line)) {
       context->selected++;
@@ -418,15 +597,15 @@ void Runtime::count_sample(const Sample& sample, void* arg) {
 }
 
 void Runtime::settle_delays(ThreadState* state) {
-  uint64_t selected = state->pending_selected;
-  state->pending_selected = 0;
-  if (experiment_.ledger.delay_ns() == 0) {
-    return;  // no experiment, or a 0% baseline: nothing to insert
+  uint64_t faster = own_speedup_ns(state);
+  if (!experiment_.ledger.inserting()) {
+    return;  // no experiment, or a 0% baseline without amplification: nothing to insert
   }
-  pause(state->delays, experiment_.ledger.on_samples(state->delays, selected));
+  pause(state, experiment_.ledger.advance(state->delays, faster));
 }
 
-void Runtime::pause(LocalDelays& local, uint64_t ns) {
+void Runtime::pause(ThreadState* state, uint64_t ns) {
+  LocalDelays& local = state->delays;
   uint64_t sleep = DelayLedger::pause_for(local, ns);
   if (sleep == 0) {
     return;
@@ -445,25 +624,12 @@ void Runtime::pause(LocalDelays& local, uint64_t ns) {
   errno = saved;
   uint64_t slept = platform::monotonic_ns() - start;
   DelayLedger::paused(local, sleep, slept);
+  state->paused_ns += slept;
   paused_ns_.fetch_add(slept, std::memory_order_relaxed);
   // Moving average over pauses, 1/8 weight to the newest (a racy update loses one sample at worst).
   int64_t seen = static_cast<int64_t>(slept) - static_cast<int64_t>(ask);
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
-
-namespace {
-
-// Runs `update` on the thread's delays with the sample handler deferring to it.
-template <typename F>
-void with_delays(ThreadState* state, F&& update) {
-  state->in_ledger = true;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  update();
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  state->in_ledger = false;
-}
-
-}  // namespace
 
 // Counts the samples this thread's ring holds but its signal has not yet delivered (the signal
 // comes once per batch). Called inside with_delays, so the handler defers to it.
@@ -479,7 +645,7 @@ void Runtime::collect_own_samples(ThreadState* state) {
 
 void Runtime::catch_up() {
   ThreadState* state = t_state;
-  if (!state || experiment_.ledger.delay_ns() == 0 || state->locks_held > 0) {
+  if (!state || !experiment_.ledger.inserting() || state->locks_held > 0) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
   with_delays(state, [&] {
@@ -491,23 +657,33 @@ void Runtime::catch_up() {
   }
 }
 
+void Runtime::before_block() {
+  catch_up();
+  if (ThreadState* state = t_state; state && state->arrivals) {
+    state->block_start_ns = platform::monotonic_ns();
+  }
+}
+
 void Runtime::before_wake(const void* key) {
   ThreadState* state = t_state;
-  if (!state || experiment_.ledger.delay_ns() == 0) {
+  if (!state || !experiment_.ledger.inserting()) {
     return;
   }
   with_delays(state, [&] {
     // Up to date, so the woken thread is credited with every delay inserted while it waited.
     collect_own_samples(state);
-    experiment_.ledger.absorb(state->delays, state->pending_selected);
-    state->pending_selected = 0;
-    experiment_.handoffs.publish(key, state->delays.epoch, state->delays.count);
+    experiment_.ledger.absorb(state->delays, own_speedup_ns(state));
+    experiment_.handoffs.publish(key, state->delays.epoch, state->delays.ns);
   });
 }
 
 void Runtime::after_block(const void* key, bool woken) {
   ThreadState* state = t_state;
-  if (!state || !woken || experiment_.ledger.delay_ns() == 0) {
+  if (state && state->block_start_ns != 0) {
+    state->blocked_ns += platform::monotonic_ns() - state->block_start_ns;
+    state->block_start_ns = 0;
+  }
+  if (!state || !woken || !experiment_.ledger.inserting()) {
     return;
   }
   with_delays(state, [&] {
@@ -518,7 +694,7 @@ void Runtime::after_block(const void* key, bool woken) {
 
 void Runtime::post_block(bool woken) {
   ThreadState* state = t_state;
-  if (!state || !woken || experiment_.ledger.delay_ns() == 0) {
+  if (!state || !woken || !experiment_.ledger.inserting()) {
     return;
   }
   with_delays(state, [&] { experiment_.ledger.credit(state->delays); });
@@ -532,8 +708,9 @@ void Runtime::drain_all_threads() {
       s.samples += s.sampler->drain(count_sample, &context);
       // Count the last partial batch in the experiment's delays (raising the global count only:
       // nobody pauses at exit).
-      if (experiment_.ledger.delay_ns() != 0) {
-        experiment_.ledger.on_samples(s.delays, s.pending_selected + context.selected);
+      if (experiment_.ledger.inserting()) {
+        s.pending_selected += context.selected;
+        experiment_.ledger.absorb(s.delays, s.pending_selected * experiment_.ledger.delay_ns());
         s.pending_selected = 0;
       }
       s.end_drain();
@@ -550,6 +727,9 @@ void Runtime::write_final_records() {
       block.begin("samples").field("location", line.name()).field("count", n);
     }
   });
+  if (amplify_.requested() && !points_.any_arrivals()) {
+    block.begin("warning").field("message", kNoArrivalWarning);
+  }
   if (!writer_.write_block(block)) {
     report("error: could not append the final records to " + config_.output, true);
   }
@@ -598,6 +778,9 @@ void Runtime::shutdown() {
   points_.for_each([&visits](const ProgressPoint& p) {
     visits += p.read(p.throughput) + p.read(p.begin) + p.read(p.end);
   });
+  if (amplify_.requested() && !points_.any_arrivals()) {
+    report(std::string("warning: ") + kNoArrivalWarning, true);
+  }
   if (visits == 0) {
     report("warning: no progress point was visited, so no speedup can be measured; add "
            "COZ_PROGRESS (include/coz.h) where a unit of work completes",

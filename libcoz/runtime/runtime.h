@@ -80,6 +80,11 @@ class Runtime {
   void after_block(const void* key, bool woken);
   // Pays every owed delay now (thread exit, COZ_PRE_BLOCK/COZ_CATCH_UP).
   void catch_up();
+  // About to block: pays what is owed and notes the time (an arrival thread's blocked time is
+  // not part of its own inter-arrival period).
+  void before_block();
+  // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own.
+  Counter* new_arrival_counter(const char* name);
   // Coz's credit rule, up to the global count, for callers that cannot name the waker
   // (COZ_POST_BLOCK).
   void post_block(bool woken);
@@ -94,16 +99,24 @@ class Runtime {
   // Gives the thread's pending selected-line samples to the ledger and pauses for what it owes.
   void collect_own_samples(ThreadState* state);
   void settle_delays(ThreadState* state);
-  uint64_t owed_ns(ThreadState* state) const;
+  // The virtual speedup this thread earned since it last asked: its selected-line samples and,
+  // under load amplification, its arrivals.
+  uint64_t own_speedup_ns(ThreadState* state);
   // A thread holding a lock defers pauses until its debt reaches this much.
   static constexpr uint64_t kMaxDeferredNs = 50000000;
-  void pause(LocalDelays& local, uint64_t ns);
+  void pause(ThreadState* state, uint64_t ns);
   void add_objects_in_scope();
   void check_for_new_objects();
   void drain_all_threads();
   void write_final_records();
   void attach_existing_threads();
   void report(const std::string& message, bool always) const;
+  // Command-line progress points (--progress, --sampled-progress): resolved at start-up.
+  bool resolve_command_line_points();
+  bool open_breakpoints(ThreadState* state, pid_t tid, std::string* error);
+  void close_breakpoints(ThreadState* state);
+  // Sets each breakpoint point's counter to its executions over every thread, live or gone.
+  void refresh_breakpoint_counts();
   void note_unsampled_thread(const std::string& error);
 
   static std::atomic<Runtime*> active_;
@@ -125,6 +138,21 @@ class Runtime {
   ExperimentState experiment_;
   std::unique_ptr<ExperimentRunner> runner_;
   std::atomic<uint64_t> paused_ns_{0};
+  AmplifySettings amplify_;
+  struct Breakpoint {
+    uintptr_t address = 0;
+    Counter* counter = nullptr;
+    std::atomic<uint64_t> retired{0};  // counts of threads that have exited
+  };
+  Breakpoint breakpoints_[kMaxBreakpoints];
+  size_t breakpoints_count_ = 0;
+  struct SampledPoint {
+    SourceLine* line;
+    Counter* counter;
+  };
+  static constexpr size_t kMaxSampledPoints = 16;
+  SampledPoint sampled_points_[kMaxSampledPoints] = {};  // fixed before sampling starts
+  size_t sampled_points_count_ = 0;
   // How far nanosleep overshoots on this machine (timer slack and wake-up latency), learnt from
   // every pause: pauses ask for that much less, so a thread that exits owes back little.
   std::atomic<int64_t> overshoot_ns_{0};

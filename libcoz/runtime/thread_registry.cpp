@@ -26,6 +26,15 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->pending_selected = 0;
   s->in_ledger = false;
   s->locks_held = 0;
+  s->paused_ns = 0;
+  s->blocked_ns = 0;
+  s->block_start_ns = 0;
+  s->arrivals = nullptr;  // the previous owner's counters keep their totals in ProgressPoints
+  s->pacer.reset();
+  s->arrivals_epoch = ~0ull;
+  for (int& fd : s->breakpoint_fds) {
+    fd = -1;
+  }
   s->draining.store(false, std::memory_order_relaxed);
   s->tid.store(tid, std::memory_order_release);
   s->next = live_;

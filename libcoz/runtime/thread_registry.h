@@ -15,10 +15,14 @@
 #include <mutex>
 #include <string>
 
+#include "experiment/arrival_pacer.h"
 #include "experiment/delay_ledger.h"
+#include "runtime/progress_points.h"
 #include "sample/sampler.h"
 
 namespace coz {
+
+inline constexpr size_t kMaxBreakpoints = 4;  // x86-64 has four debug registers
 
 struct ThreadState {
   std::atomic<pid_t> tid{0};
@@ -33,6 +37,16 @@ struct ThreadState {
   uint64_t pending_selected = 0;  // selected-line samples not yet given to the ledger
   volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
   int locks_held = 0;  // mutexes and rwlocks held: pauses wait until they are released
+  uint64_t paused_ns = 0;  // time this thread spent paused for delays, in all
+  uint64_t blocked_ns = 0;      // time an arrival thread spent blocked in interposed calls
+  uint64_t block_start_ns = 0;  // when it blocked, or 0
+
+  // Load amplification: this thread's arrival counters (registered by the thread itself, read
+  // by the profiler thread through ProgressPoints) and how it turns arrivals into speedup.
+  ArrivalCounter* arrivals = nullptr;
+  ArrivalPacer pacer;
+  uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
+  int breakpoint_fds[kMaxBreakpoints] = {-1, -1, -1, -1};  // --progress counters
 
   bool try_begin_drain() { return !draining.exchange(true, std::memory_order_acquire); }
   void end_drain() { draining.store(false, std::memory_order_release); }
@@ -61,6 +75,12 @@ class ThreadRegistry {
     for (ThreadState* s = live_; s; s = s->next) {
       visit(*s);
     }
+  }
+  // Runs `f` under the registry lock.
+  template <typename F>
+  void locked(F&& f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    f();
   }
   size_t live_count() const;
   uint64_t total_attached() const { return attached_.load(std::memory_order_relaxed); }

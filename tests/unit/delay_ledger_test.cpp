@@ -26,7 +26,7 @@ TEST(DelayLedger, OneThreadNeverPausesForItself) {
   LocalDelays t;
   EXPECT_EQ(ledger.on_samples(t, 3), 0u);
   EXPECT_EQ(ledger.on_samples(t, 2), 0u);
-  EXPECT_EQ(ledger.global_count(), 5u);
+  EXPECT_EQ(ledger.global_ns() / kDelay, 5u);
 }
 
 TEST(DelayLedger, OtherThreadsPayTheDifference) {
@@ -99,16 +99,16 @@ TEST(DelayLedger, InvariantHoldsUnderRandomInterleavings) {
           t.paused += ledger.take_owed(t.local) / kDelay;
           break;
         case 3: {
-          uint64_t before = t.local.count;
+          uint64_t before = t.local.ns;
           ledger.credit(t.local);
-          credited[i] += t.local.count - before;
+          credited[i] += (t.local.ns - before) / kDelay;
           break;
         }
       }
     }
     for (size_t i = 0; i < threads.size(); i++) {
       threads[i].paused += ledger.take_owed(threads[i].local) / kDelay;
-      EXPECT_EQ(threads[i].paused + threads[i].selected + credited[i], ledger.global_count())
+      EXPECT_EQ(threads[i].paused + threads[i].selected + credited[i], ledger.global_ns() / kDelay)
           << "trial " << trial << " thread " << i;
     }
   }
@@ -136,8 +136,21 @@ TEST(DelayLedger, InvariantHoldsWithRealThreads) {
   }
   for (SimThread& t : threads) {
     t.paused += ledger.take_owed(t.local) / kDelay;
-    EXPECT_EQ(t.paused + t.selected, ledger.global_count());
+    EXPECT_EQ(t.paused + t.selected, ledger.global_ns() / kDelay);
   }
+}
+
+TEST(DelayLedger, ArrivalSpeedupsShareTheLedgerWithLineSpeedups) {
+  // A baseline experiment (0% line speedup) with load amplification still inserts delays.
+  DelayLedger ledger;
+  ledger.begin(0, true);
+  EXPECT_TRUE(ledger.inserting());
+  LocalDelays producer, consumer;
+  EXPECT_EQ(ledger.advance(producer, 750000), 0u) << "an arrival thread never pauses for itself";
+  EXPECT_EQ(ledger.advance(consumer, 0), 750000u) << "everyone else is delayed by the speedup";
+  ledger.end();
+  ledger.begin(0, false);
+  EXPECT_FALSE(ledger.inserting()) << "a plain baseline inserts nothing";
 }
 
 }  // namespace
@@ -150,11 +163,11 @@ TEST(DelayLedger, AbsorbRaisesTheCountWithoutPaying) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays a, b;
-  ledger.absorb(a, 3);
-  EXPECT_EQ(ledger.global_count(), 3u);
-  ledger.absorb(b, 1);
-  EXPECT_EQ(ledger.global_count(), 3u);
-  EXPECT_EQ(b.count, 1u) << "b still owes two delays";
+  ledger.absorb(a, 3 * kDelay);
+  EXPECT_EQ(ledger.global_ns() / kDelay, 3u);
+  ledger.absorb(b, 1 * kDelay);
+  EXPECT_EQ(ledger.global_ns() / kDelay, 3u);
+  EXPECT_EQ(b.ns, 1 * kDelay) << "b still owes two delays";
   EXPECT_EQ(ledger.take_owed(b), 2 * kDelay);
 }
 
@@ -162,16 +175,16 @@ TEST(DelayLedger, CreditToTheWakersCountOnly) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays runner, waker, sleeper;
-  ledger.absorb(runner, 10);
+  ledger.absorb(runner, 10 * kDelay);
   ledger.absorb(waker, 0);  // the waker has taken none of its 10 owed delays
-  ledger.credit_to(sleeper, waker.count);
+  ledger.credit_to(sleeper, waker.ns);
   EXPECT_EQ(ledger.take_owed(sleeper), 10 * kDelay) << "the sleeper pays what its waker had not";
   LocalDelays other;
-  ledger.credit_to(other, 7);
+  ledger.credit_to(other, 7 * kDelay);
   EXPECT_EQ(ledger.take_owed(other), 3 * kDelay);
   LocalDelays greedy;
-  ledger.credit_to(greedy, 50);
-  EXPECT_EQ(greedy.count, 10u) << "never credited beyond the global count";
+  ledger.credit_to(greedy, 50 * kDelay);
+  EXPECT_EQ(greedy.ns, 10 * kDelay) << "never credited beyond the global count";
 }
 
 }  // namespace

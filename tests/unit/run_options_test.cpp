@@ -96,5 +96,31 @@ TEST(ParseDuration, UnitsAndPlainNanoseconds) {
   EXPECT_FALSE(parse_duration_ns("nan", &ns));
 }
 
+TEST(RunOptions, LoadAmplificationAndCommandLinePoints) {
+  RunOptions o = parse_ok({"--arrival-speedup", "750us", "--runs", "3", "--progress", "a.c:10",
+                           "--progress", "b.c:2", "--sampled-progress", "src/c.c:7", "---", "p"});
+  EXPECT_EQ(o.arrival_speedup_ns, 750000u);
+  EXPECT_EQ(o.runs, 3);
+  EXPECT_EQ(o.breakpoint_progress, (std::vector<std::string>{"a.c:10", "b.c:2"}));
+  EXPECT_EQ(o.sampled_progress, (std::vector<std::string>{"src/c.c:7"}));
+  EXPECT_EQ(parse_ok({"--arrival-speedup", "1ms", "---", "p"}).arrival_speedup_ns, 1000000u);
+  EXPECT_EQ(parse_ok({"--arrival-speedup", "250000", "---", "p"}).arrival_speedup_ns, 250000u);
+  EXPECT_EQ(parse_ok({"--load", "1,1.5,2,3", "---", "p"}).loads, (std::vector<double>{1, 1.5, 2, 3}));
+  EXPECT_EQ(parse_ok({"--load", "4", "---", "p"}).loads, (std::vector<double>{4}));
+}
+
+TEST(RunOptions, BadAmplificationIsAOneLineError) {
+  EXPECT_NE(parse_error({"--arrival-speedup", "-1ms", "---", "p"}).find("--arrival-speedup"), std::string::npos);
+  EXPECT_NE(parse_error({"--arrival-speedup", "2h", "---", "p"}).find("--arrival-speedup"), std::string::npos);
+  EXPECT_NE(parse_error({"--arrival-speedup", "0", "---", "p"}).find("--arrival-speedup"), std::string::npos);
+  EXPECT_NE(parse_error({"--load", "0.5", "---", "p"}).find("from 1 to 1000"), std::string::npos);
+  EXPECT_NE(parse_error({"--load", "2,x", "---", "p"}).find("'x'"), std::string::npos);
+  EXPECT_NE(parse_error({"--load", "2", "--arrival-speedup", "1ms", "---", "p"}).find("not both"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--runs", "0", "---", "p"}).find("--runs"), std::string::npos);
+  EXPECT_NE(parse_error({"--progress", "main.c", "---", "p"}).find("FILE:LINE"), std::string::npos);
+  EXPECT_NE(parse_error({"--sampled-progress", "main.c:x", "---", "p"}).find("FILE:LINE"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace coz::cli

@@ -27,6 +27,25 @@ static inline long bench_marked(long iterations) {
 #define BENCH_SPIN(v, n)                                            \
   for (long bench_i = 0; bench_i < (n); bench_i++) (v) = (v) * 2654435761ul + (unsigned long)bench_i
 
+/* Waits `ns` from now: sleeps most of it, then spins, so short periods are accurate (nanosleep
+ * alone overshoots by 50-100 us here). Relative to now, so a pause the profiler inserted before
+ * the call delays every later arrival, as a slower thread would. */
+static inline void bench_wait(unsigned long long ns) {
+  unsigned long long until = bench_now_ns() + ns;
+  if (ns > 150000) {
+    struct timespec t = {0, (long)(ns - 120000)};
+    nanosleep(&t, NULL);
+  }
+  while (bench_now_ns() < until) {
+  }
+}
+
+/* A positive number from ACC_name (the real-world knob), or `fallback`. */
+static inline double bench_env(const char* name, double fallback) {
+  const char* s = getenv(name);
+  return s && atof(s) > 0 ? atof(s) : fallback;
+}
+
 static inline void bench_report(unsigned long long start, unsigned long long visits, unsigned long sink) {
   printf("elapsed_ns %llu visits %llu sink %lu\n", bench_now_ns() - start, visits, sink & 1);
 }
