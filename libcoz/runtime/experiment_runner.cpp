@@ -42,7 +42,7 @@ std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const 
   }
   std::vector<PointSnapshot> out;
   points_.for_each([&out](const ProgressPoint& p) {
-    out.push_back({&p, p.read(p.throughput), p.read(p.begin), p.read(p.end), 0});
+    out.push_back({&p, p.read(p.throughput), p.read(p.begin), p.read(p.end), 0, {}});
   });
   points_.for_each_arrival([&out](const ArrivalCounter& a) {
     for (PointSnapshot& p : out) {
@@ -71,15 +71,14 @@ void ExperimentRunner::tick() {
       return;
     }
     uint64_t begun = p.read(p.begin), ended = p.read(p.end);
-    double in_flight = begun > ended ? static_cast<double>(begun - ended) : 0.0;
     for (PointSnapshot& s : open_.points) {
       if (s.point == &p) {
-        s.in_flight_ns += in_flight * effective;
+        s.in_flight.add(begun, ended, effective);
         return;
       }
     }
-    PointSnapshot fresh{&p, 0, 0, 0, 0};  // a point first seen during the experiment
-    fresh.in_flight_ns = in_flight * effective;
+    PointSnapshot fresh{&p, 0, 0, 0, 0, {}};  // a point first seen during the experiment
+    fresh.in_flight.add(begun, ended, effective);
     open_.points.push_back(fresh);
   });
 }
@@ -119,7 +118,7 @@ uint64_t ExperimentRunner::end() {
         return b;  // tick() integrated requests in flight into this snapshot
       }
     }
-    return PointSnapshot{p.point, 0, 0, 0, 0};
+    return PointSnapshot{p.point, 0, 0, 0, 0, {}};
   };
 
   RecordBuilder block;
@@ -165,8 +164,8 @@ uint64_t ExperimentRunner::end() {
           .field("name", p.point->name)
           .field("arrivals", begun)
           .field("departures", departures)
-          .field("difference", p.begin > p.end ? p.begin - p.end : uint64_t{0})
-          .field("in-flight-ns", static_cast<uint64_t>(before.in_flight_ns > 0 ? before.in_flight_ns + 0.5 : 0));
+          .field("difference", InFlight::count(p.begin, p.end))
+          .field("in-flight-ns", before.in_flight.integral_ns());
     } else if (p.throughput != 0 || !p.point->has_arrivals) {
       uint64_t delta = p.throughput - before.throughput;
       visits += delta;

@@ -15,6 +15,7 @@
 
 #include "experiment/arrival_pacer.h"
 #include "experiment/experiment_state.h"
+#include "experiment/in_flight.h"
 #include "experiment/scheduler.h"
 #include "line/line_table.h"
 #include "record/profile_format.h"
@@ -51,7 +52,7 @@ class ExperimentRunner {
   struct PointSnapshot {
     const ProgressPoint* point;
     uint64_t throughput, begin, end, arrivals;
-    double in_flight_ns = 0;  // integral of requests in flight over effective time
+    InFlight in_flight;  // requests in flight over effective time (latency points)
   };
   struct Open {
     SourceLine* line = nullptr;
