@@ -143,7 +143,7 @@ def load_cases(coz, work, scratch):
     spec = f"load.c:{marked_line('load.c', 'MARKED')}"
     if wanted("load alone"):
         # Throughput against load: real (shorter producer period) vs predicted (amplification).
-        loads = [1.5, 2.0, 3.0]
+        loads = [1.25, 2.0, 3.0]
         real = {f: [] for f in [1.0] + loads}
         by_speedup = {f: [] for f in loads}
         by_load = {f: [] for f in [1.0] + loads}

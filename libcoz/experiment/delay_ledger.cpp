@@ -25,24 +25,28 @@ void DelayLedger::sync_epoch(LocalDelays& local, uint64_t global) const {
   }
 }
 
-void DelayLedger::absorb(LocalDelays& local, uint64_t faster_ns) {
+uint64_t DelayLedger::absorb(LocalDelays& local, uint64_t faster_ns) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
   if (!active()) {
-    return;
+    return 0;
   }
   local.ns += faster_ns;
   // Ahead: raise the global total so every other thread owes the difference.
   while (unpack_ns(global) < local.ns && unpack_epoch(global) == local.epoch) {
     if (global_.compare_exchange_weak(global, pack(local.epoch, local.ns),
                                       std::memory_order_acq_rel)) {
-      return;
+      return local.ns - unpack_ns(global);
     }
   }
+  return 0;
 }
 
-uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns) {
-  absorb(local, faster_ns);
+uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised) {
+  uint64_t rose = absorb(local, faster_ns);
+  if (raised) {
+    *raised = rose;
+  }
   return take_owed(local);
 }
 

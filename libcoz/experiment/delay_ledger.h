@@ -44,7 +44,8 @@ class DelayLedger {
   // This thread ran `faster_ns` faster (its selected-line samples times delay_ns, plus its
   // arrival speedups): returns the nanoseconds it must pause now (the caller pauses, then
   // reports with paused()).
-  uint64_t advance(LocalDelays& local, uint64_t faster_ns);
+  // `raised`, if given, receives how much the global total rose.
+  uint64_t advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised = nullptr);
   uint64_t on_samples(LocalDelays& local, uint64_t selected) {
     return advance(local, selected * delay_ns());
   }
@@ -57,8 +58,9 @@ class DelayLedger {
   // where the waker is unknown: COZ_POST_BLOCK).
   void credit(LocalDelays& local);
   // Records that this thread ran `faster_ns` faster without pausing (raising the global total
-  // when this thread is ahead); what the thread owes stays owed.
-  void absorb(LocalDelays& local, uint64_t faster_ns);
+  // when this thread is ahead); what the thread owes stays owed. Returns how much this call
+  // raised the global total by.
+  uint64_t absorb(LocalDelays& local, uint64_t faster_ns);
   // A thread woken by a waker whose total was `ns` is credited up to that total.
   void credit_to(LocalDelays& local, uint64_t ns);
   // The current experiment's epoch.

@@ -57,7 +57,11 @@ namespace coz {
   X(pthread_sigmask, int, (int, const sigset_t*, sigset_t*))                                    \
   X(exit, void, (int))                                                                          \
   X(_exit, void, (int))                                                                         \
-  X(_Exit, void, (int))
+  X(_Exit, void, (int))                                                                         \
+  X(nanosleep, int, (const struct timespec*, struct timespec*))                                \
+  X(clock_nanosleep, int, (clockid_t, int, const struct timespec*, struct timespec*))         \
+  X(usleep, int, (useconds_t))                                                                  \
+  X(sleep, unsigned, (unsigned))
 
 struct RealFunctions {
 #define COZ_REAL_FIELD(name, ret, params) ret(*name) params;

@@ -55,7 +55,7 @@ extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int typ
 // another thread woke this one.
 extern "C" __attribute__((visibility("default"))) void _coz_pre_block() {
   if (coz::Runtime* rt = coz::Runtime::active()) {
-    rt->catch_up();
+    rt->before_block();
   }
 }
 

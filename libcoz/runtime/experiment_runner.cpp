@@ -42,7 +42,8 @@ std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const 
   }
   std::vector<PointSnapshot> out;
   points_.for_each([&out](const ProgressPoint& p) {
-    out.push_back({&p, p.read(p.throughput), p.read(p.begin), p.read(p.end), 0, {}});
+    out.push_back({&p, p.read(p.throughput), p.read(p.begin), p.read(p.end), 0, {},
+                   p.delay_in_flight_ns.load(std::memory_order_relaxed)});
   });
   points_.for_each_arrival([&out](const ArrivalCounter& a) {
     for (PointSnapshot& p : out) {
@@ -59,13 +60,8 @@ void ExperimentRunner::tick() {
     return;
   }
   uint64_t now = platform::monotonic_ns();
-  uint64_t global = state_.ledger.global_ns();
-  // Effective time: real time minus the delays inserted meanwhile (may be negative in a tick
-  // where a burst of delays is counted; the sum over the experiment is the effective duration).
-  double effective = static_cast<double>(now - open_.tick_ns) -
-                     static_cast<double>(global - open_.tick_global_ns);
+  double real = static_cast<double>(now - open_.tick_ns);
   open_.tick_ns = now;
-  open_.tick_global_ns = global;
   points_.for_each([&](const ProgressPoint& p) {
     if (!p.is_latency) {
       return;
@@ -73,12 +69,12 @@ void ExperimentRunner::tick() {
     uint64_t begun = p.read(p.begin), ended = p.read(p.end);
     for (PointSnapshot& s : open_.points) {
       if (s.point == &p) {
-        s.in_flight.add(begun, ended, effective);
+        s.in_flight.add(begun, ended, real);
         return;
       }
     }
-    PointSnapshot fresh{&p, 0, 0, 0, 0, {}};  // a point first seen during the experiment
-    fresh.in_flight.add(begun, ended, effective);
+    PointSnapshot fresh{&p, 0, 0, 0, 0, {}, 0};  // a point first seen during the experiment
+    fresh.in_flight.add(begun, ended, real);
     open_.points.push_back(fresh);
   });
 }
@@ -96,7 +92,6 @@ void ExperimentRunner::begin(SourceLine* line) {
   state_.selected.store(line, std::memory_order_release);
   open_.start_ns = platform::monotonic_ns();
   open_.tick_ns = open_.start_ns;
-  open_.tick_global_ns = 0;
   is_open_ = true;
 }
 
@@ -118,7 +113,7 @@ uint64_t ExperimentRunner::end() {
         return b;  // tick() integrated requests in flight into this snapshot
       }
     }
-    return PointSnapshot{p.point, 0, 0, 0, 0, {}};
+    return PointSnapshot{p.point, 0, 0, 0, 0, {}, 0};
   };
 
   RecordBuilder block;
@@ -159,6 +154,7 @@ uint64_t ExperimentRunner::end() {
     PointSnapshot before = before_of(p);
     if (p.point->is_latency) {
       uint64_t begun = p.begin - before.begin, departures = p.end - before.end;
+      before.in_flight.remove(static_cast<double>(p.delay_in_flight - before.delay_in_flight));
       visits += begun + departures;
       block.begin("latency-point")
           .field("name", p.point->name)

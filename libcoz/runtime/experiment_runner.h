@@ -52,7 +52,8 @@ class ExperimentRunner {
   struct PointSnapshot {
     const ProgressPoint* point;
     uint64_t throughput, begin, end, arrivals;
-    InFlight in_flight;  // requests in flight over effective time (latency points)
+    InFlight in_flight;  // requests in flight over real time (latency points, from tick())
+    uint64_t delay_in_flight = 0;  // ProgressPoint::delay_in_flight_ns when taken
   };
   struct Open {
     SourceLine* line = nullptr;
@@ -60,10 +61,11 @@ class ExperimentRunner {
     uint64_t delay_ns = 0;
     uint64_t start_ns = 0;
     std::vector<PointSnapshot> points;
-    uint64_t tick_ns = 0, tick_global_ns = 0;  // the last in-flight tick
+    uint64_t tick_ns = 0;  // the last in-flight tick
   };
-  // Adds requests in flight since the last tick to each latency point's integral (Little's law
-  // needs their time average in effective time, not a snapshot at the end).
+  // Adds requests in flight since the last tick to each latency point's integral over real
+  // time (Little's law needs their time average, not a snapshot at the end; the delays inserted
+  // meanwhile are taken off in end()).
   void tick();
 
   // Waits up to `ns` for stop(); returns true if stopped.

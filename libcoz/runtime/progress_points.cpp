@@ -25,17 +25,24 @@ Counter* ProgressPoints::get(int kind, const char* name) {
     case PointKind::kThroughput:
       return &point->throughput;
     case PointKind::kBegin:
-      point->is_latency = true;
-      any_latency_.store(true, std::memory_order_release);
+      mark_latency(point);
       return &point->begin;
     case PointKind::kEnd:
-      point->is_latency = true;
-      any_latency_.store(true, std::memory_order_release);
+      mark_latency(point);
       return &point->end;
     case PointKind::kArrival:
       break;
   }
   return nullptr;
+}
+
+void ProgressPoints::mark_latency(ProgressPoint* point) {
+  if (!point->is_latency) {
+    point->is_latency = true;
+    point->next_latency.store(latency_head_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    latency_head_.store(point, std::memory_order_release);
+    any_latency_.store(true, std::memory_order_release);
+  }
 }
 
 ArrivalCounter* ProgressPoints::new_arrival(const char* name) {

@@ -40,6 +40,10 @@ struct ProgressPoint {
   Counter end{0, 0};         // COZ_END visits (departures)
   bool is_latency = false;   // has BEGIN or END
   bool has_arrivals = false; // has COZ_ARRIVAL (or a BEGIN counted as one)
+  // Latency points: the delay inserted while requests were in flight, weighted by how many
+  // were (request-nanoseconds), and the next latency point (a list safe for signal handlers).
+  std::atomic<uint64_t> delay_in_flight_ns{0};
+  std::atomic<ProgressPoint*> next_latency{nullptr};
 
   uint64_t read(const Counter& c) const { return __atomic_load_n(&c.count, __ATOMIC_RELAXED); }
 };
@@ -55,6 +59,8 @@ class ProgressPoints {
   void for_each_arrival(const std::function<void(const ArrivalCounter&)>& visit) const;
   bool any_arrivals() const { return any_arrivals_.load(std::memory_order_acquire); }
   bool any_latency() const { return any_latency_.load(std::memory_order_acquire); }
+  // The first latency point; follow next_latency. Lock-free, async-signal-safe.
+  ProgressPoint* latency_points() const { return latency_head_.load(std::memory_order_acquire); }
   size_t size() const;
 
  private:
@@ -64,6 +70,8 @@ class ProgressPoints {
   std::deque<ArrivalCounter> arrivals_;
   std::atomic<bool> any_arrivals_{false};
   std::atomic<bool> any_latency_{false};
+  std::atomic<ProgressPoint*> latency_head_{nullptr};
+  void mark_latency(ProgressPoint* point);  // with mutex_ held
 };
 
 }  // namespace coz

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -504,7 +505,7 @@ void Runtime::handle_signal(int fd) {
   }
   if (state->locks_held > 0 && experiment_.ledger.inserting()) {
     // Holding a lock: count the samples now, pay at the release (unless the debt grows large).
-    experiment_.ledger.absorb(state->delays, own_speedup_ns(state));
+    delay_inserted(experiment_.ledger.absorb(state->delays, own_speedup_ns(state)));
     if (experiment_.ledger.owed(state->delays) < kMaxDeferredNs) {
       return;
     }
@@ -537,6 +538,18 @@ uint64_t Runtime::own_speedup_ns(ThreadState* state) {
     }
   }
   return ns;
+}
+
+void Runtime::delay_inserted(uint64_t ns) {
+  if (ns == 0) {
+    return;
+  }
+  for (ProgressPoint* p = points_.latency_points(); p; p = p->next_latency.load(std::memory_order_acquire)) {
+    uint64_t n = InFlight::count(p->read(p->begin), p->read(p->end));
+    if (n != 0) {
+      p->delay_in_flight_ns.fetch_add(n * ns, std::memory_order_relaxed);
+    }
+  }
 }
 
 Counter* Runtime::new_arrival_counter(const char* name) {
@@ -601,7 +614,10 @@ void Runtime::settle_delays(ThreadState* state) {
   if (!experiment_.ledger.inserting()) {
     return;  // no experiment, or a 0% baseline without amplification: nothing to insert
   }
-  pause(state, experiment_.ledger.advance(state->delays, faster));
+  uint64_t raised = 0;
+  uint64_t owed = experiment_.ledger.advance(state->delays, faster, &raised);
+  delay_inserted(raised);
+  pause(state, owed);
 }
 
 void Runtime::pause(ThreadState* state, uint64_t ns) {
@@ -619,7 +635,7 @@ void Runtime::pause(ThreadState* state, uint64_t ns) {
   uint64_t start = platform::monotonic_ns();
   timespec request = {static_cast<time_t>(ask / 1000000000), static_cast<long>(ask % 1000000000)};
   int saved = errno;
-  while (nanosleep(&request, &request) != 0 && errno == EINTR) {
+  while (real().nanosleep(&request, &request) != 0 && errno == EINTR) {
   }
   errno = saved;
   uint64_t slept = platform::monotonic_ns() - start;
@@ -657,11 +673,35 @@ void Runtime::catch_up() {
   }
 }
 
+void Runtime::catch_up_fully() {
+  // Other threads keep running (and inserting delays) while this one pauses; a thread about
+  // to carry on after a sleep pays those too, or the next thing it does comes early.
+  for (int round = 0; round < 16; round++) {
+    catch_up();
+    ThreadState* state = t_state;
+    if (!state || state->locks_held > 0 || experiment_.ledger.owed(state->delays) == 0) {
+      return;
+    }
+  }
+}
+
 void Runtime::before_block() {
   catch_up();
-  if (ThreadState* state = t_state; state && state->arrivals) {
+  if (ThreadState* state = t_state) {
     state->block_start_ns = platform::monotonic_ns();
   }
+}
+
+uint64_t Runtime::end_block(ThreadState* state) {
+  if (state->block_start_ns == 0) {
+    return UINT64_MAX;  // the start was not seen: no cap
+  }
+  uint64_t blocked = platform::monotonic_ns() - state->block_start_ns;
+  state->block_start_ns = 0;
+  if (state->arrivals) {
+    state->blocked_ns += blocked;
+  }
+  return blocked;
 }
 
 void Runtime::before_wake(const void* key) {
@@ -672,32 +712,45 @@ void Runtime::before_wake(const void* key) {
   with_delays(state, [&] {
     // Up to date, so the woken thread is credited with every delay inserted while it waited.
     collect_own_samples(state);
-    experiment_.ledger.absorb(state->delays, own_speedup_ns(state));
+    delay_inserted(experiment_.ledger.absorb(state->delays, own_speedup_ns(state)));
     experiment_.handoffs.publish(key, state->delays.epoch, state->delays.ns);
   });
 }
 
 void Runtime::after_block(const void* key, bool woken) {
   ThreadState* state = t_state;
-  if (state && state->block_start_ns != 0) {
-    state->blocked_ns += platform::monotonic_ns() - state->block_start_ns;
-    state->block_start_ns = 0;
+  if (!state) {
+    return;
   }
-  if (!state || !woken || !experiment_.ledger.inserting()) {
+  uint64_t blocked = end_block(state);
+  if (!woken || !experiment_.ledger.inserting()) {
     return;
   }
   with_delays(state, [&] {
+    // Credited up to the waker's total, and never more than the time spent blocked: a delay
+    // inserted while this thread waited is absorbed by the wait only as far as the wait lasted.
+    // (An arrival speedup or a batch of samples lands on the ledger in one lump, which a short
+    // wait must not forgive whole.)
     uint64_t epoch = experiment_.ledger.epoch();
-    experiment_.ledger.credit_to(state->delays, experiment_.handoffs.read(key, epoch));
+    uint64_t published = experiment_.handoffs.read(key, epoch);
+    uint64_t cap = state->delays.ns + std::min(blocked, uint64_t{1} << 62);
+    experiment_.ledger.credit_to(state->delays, std::min(published, cap));
   });
 }
 
 void Runtime::post_block(bool woken) {
   ThreadState* state = t_state;
-  if (!state || !woken || !experiment_.ledger.inserting()) {
+  if (!state) {
     return;
   }
-  with_delays(state, [&] { experiment_.ledger.credit(state->delays); });
+  uint64_t blocked = end_block(state);
+  if (!woken || !experiment_.ledger.inserting()) {
+    return;
+  }
+  with_delays(state, [&] {
+    uint64_t cap = state->delays.ns + std::min(blocked, uint64_t{1} << 62);
+    experiment_.ledger.credit_to(state->delays, std::min(experiment_.ledger.global_ns(), cap));
+  });
 }
 
 void Runtime::drain_all_threads() {
@@ -710,7 +763,7 @@ void Runtime::drain_all_threads() {
       // nobody pauses at exit).
       if (experiment_.ledger.inserting()) {
         s.pending_selected += context.selected;
-        experiment_.ledger.absorb(s.delays, s.pending_selected * experiment_.ledger.delay_ns());
+        delay_inserted(experiment_.ledger.absorb(s.delays, s.pending_selected * experiment_.ledger.delay_ns()));
         s.pending_selected = 0;
       }
       s.end_drain();
@@ -741,7 +794,7 @@ void Runtime::shutdown() {
     // Another exit path got here first: let it finish writing (unless that is this thread).
     for (int i = 0; i < 2000 && !in_shutdown && !shutdown_done_.load(); i++) {
       timespec ms = {0, 1000000};
-      nanosleep(&ms, nullptr);
+      real().nanosleep(&ms, nullptr);
     }
     return;
   }

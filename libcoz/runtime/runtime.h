@@ -20,6 +20,7 @@
 #include <string>
 
 #include "experiment/experiment_state.h"
+#include "experiment/in_flight.h"
 #include "line/line_map.h"
 #include "line/line_table.h"
 #include "line/scope.h"
@@ -80,9 +81,14 @@ class Runtime {
   void after_block(const void* key, bool woken);
   // Pays every owed delay now (thread exit, COZ_PRE_BLOCK/COZ_CATCH_UP).
   void catch_up();
+  // As catch_up(), and again for what others added meanwhile, until nothing is owed (after a
+  // sleep, before the thread carries on).
+  void catch_up_fully();
   // About to block: pays what is owed and notes the time (an arrival thread's blocked time is
   // not part of its own inter-arrival period).
   void before_block();
+  // Back from blocking: how long it blocked (UINT64_MAX if before_block() was not seen).
+  uint64_t end_block(ThreadState* state);
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own.
   Counter* new_arrival_counter(const char* name);
   // Coz's credit rule, up to the global count, for callers that cannot name the waker
@@ -102,6 +108,9 @@ class Runtime {
   // The virtual speedup this thread earned since it last asked: its selected-line samples and,
   // under load amplification, its arrivals.
   uint64_t own_speedup_ns(ThreadState* state);
+  // The global delay total rose by `ns`: every request in flight spends that much less time in
+  // the sped-up program (for Little's law). Async-signal-safe.
+  void delay_inserted(uint64_t ns);
   // A thread holding a lock defers pauses until its debt reaches this much.
   static constexpr uint64_t kMaxDeferredNs = 50000000;
   void pause(ThreadState* state, uint64_t ns);

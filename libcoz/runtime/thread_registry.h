@@ -39,7 +39,7 @@ struct ThreadState {
   int locks_held = 0;  // mutexes and rwlocks held: pauses wait until they are released
   uint64_t paused_ns = 0;  // time this thread spent paused for delays, in all
   uint64_t blocked_ns = 0;      // time an arrival thread spent blocked in interposed calls
-  uint64_t block_start_ns = 0;  // when it blocked, or 0
+  uint64_t block_start_ns = 0;  // when the thread last began to block, or 0
 
   // Load amplification: this thread's arrival counters (registered by the thread itself, read
   // by the profiler thread through ProgressPoints) and how it turns arrivals into speedup.

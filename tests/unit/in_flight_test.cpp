@@ -34,14 +34,13 @@ TEST(InFlight, LittlesLawOnAKnownSchedule) {
 }
 
 TEST(InFlight, EffectiveTimeNotRealTime) {
-  // One request in flight for 10 ms of real time of which 4 ms were inserted delays: its
-  // latency in the sped-up program is 6 ms. A burst of delay may be counted early (a negative
-  // step); the total is what counts.
+  // Two requests in flight for 10 ms of real time during which 4 ms of delay were inserted:
+  // each spent 6 ms in the sped-up program.
   InFlight f;
-  f.add(1, 0, 8e6);
-  f.add(1, 0, -2e6);
-  EXPECT_EQ(f.integral_ns(), 6000000u);
-  EXPECT_DOUBLE_EQ(InFlight::mean_latency_ns(f.integral_ns(), 1), 6e6);
+  f.add(2, 0, 10e6);
+  f.remove(2 * 4e6);
+  EXPECT_EQ(f.integral_ns(), 12000000u);
+  EXPECT_DOUBLE_EQ(InFlight::mean_latency_ns(f.integral_ns(), 2), 6e6);
   EXPECT_EQ(InFlight::mean_latency_ns(123, 0), 0.0);
 }
 

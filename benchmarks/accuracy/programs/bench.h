@@ -27,16 +27,24 @@ static inline long bench_marked(long iterations) {
 #define BENCH_SPIN(v, n)                                            \
   for (long bench_i = 0; bench_i < (n); bench_i++) (v) = (v) * 2654435761ul + (unsigned long)bench_i
 
-/* Waits `ns` from now: sleeps most of it, then spins, so short periods are accurate (nanosleep
- * alone overshoots by 50-100 us here). Relative to now, so a pause the profiler inserted before
- * the call delays every later arrival, as a slower thread would. */
+/* Sleeps `ns`, less nanosleep's usual overshoot on this machine (measured once), so short
+ * periods are about right. Only relative sleeps: a program that waits for clock deadlines would
+ * absorb the pauses a profiler inserts, and no virtual speedup could show through it. */
 static inline void bench_wait(unsigned long long ns) {
-  unsigned long long until = bench_now_ns() + ns;
-  if (ns > 150000) {
-    struct timespec t = {0, (long)(ns - 120000)};
-    nanosleep(&t, NULL);
+  static long long overshoot = -1;
+  if (overshoot < 0) {
+    unsigned long long total = 0;
+    for (int i = 0; i < 20; i++) {
+      struct timespec t = {0, 300000};
+      unsigned long long before = bench_now_ns();
+      nanosleep(&t, NULL);
+      total += bench_now_ns() - before - 300000;
+    }
+    overshoot = (long long)(total / 20);
   }
-  while (bench_now_ns() < until) {
+  if ((long long)ns > overshoot) {
+    struct timespec t = {0, (long)((long long)ns - overshoot)};
+    nanosleep(&t, NULL);
   }
 }
 
