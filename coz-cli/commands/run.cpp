@@ -52,8 +52,13 @@ off_t file_size(const std::string& path) {
 }
 
 pid_t g_child = -1;
+volatile sig_atomic_t g_stop = 0;  // the user asked to stop: no further runs of a sweep
+
+// Ctrl-C reaches the program through its process group; coz only remembers it.
+void note_interrupt(int) { g_stop = 1; }
 
 void forward_signal(int sig) {
+  g_stop = 1;
   if (g_child > 0) {
     kill(g_child, sig);
   }
@@ -223,8 +228,8 @@ int run_command(const std::vector<std::string>& args) {
   // Ctrl-C and friends reach the whole process group; let the program decide what to do and
   // report its fate. Termination requests sent to coz alone are passed on. Installed before the
   // fork so no request can fall in between.
-  signal(SIGINT, SIG_IGN);
-  signal(SIGQUIT, SIG_IGN);
+  signal(SIGINT, note_interrupt);
+  signal(SIGQUIT, note_interrupt);
   signal(SIGTERM, forward_signal);
   signal(SIGHUP, forward_signal);
 
@@ -260,9 +265,9 @@ int run_command(const std::vector<std::string>& args) {
         fprintf(stderr, "coz: no profile was written to %s (see the messages above)\n", output.c_str());
       }
       bool failed = WIFSIGNALED(status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-      if (failed && done < total) {
-        fprintf(stderr, "coz: the program failed, so the remaining %zu runs were skipped\n",
-                total - done);
+      if ((failed || g_stop) && done < total) {
+        fprintf(stderr, "coz: %s, so the remaining %zu runs were skipped\n",
+                g_stop ? "interrupted" : "the program failed", total - done);
         stopped = true;
       }
     }

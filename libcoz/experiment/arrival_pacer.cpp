@@ -18,11 +18,13 @@ uint64_t ArrivalPacer::on_arrivals(const AmplifySettings& settings, uint64_t arr
   uint64_t fresh = arrivals - seen_;
   seen_ = arrivals;
   if (!started_) {
-    // The window opens at the first observation; the arrivals before it have no known period.
+    // The window opens at the first observation; the arrivals before it have no known period
+    // and an unknown start, so they earn nothing.
     started_ = true;
     start_ns_ = now_ns;
     start_paused_ns_ = paused_ns;
     start_arrivals_ = arrivals;
+    return 0;
   } else {
     uint64_t real = now_ns - start_ns_;
     uint64_t paused = paused_ns - start_paused_ns_;

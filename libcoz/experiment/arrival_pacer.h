@@ -6,7 +6,8 @@
 // measures the thread's own inter-arrival period p (real time minus the time it spent paused
 // for other threads' speedups, from its first arrival on) and uses d = p * (1 - 1/F), so the
 // effective period is p / F. d never exceeds 99% of the measured period: an effective period at
-// or below zero would mean nothing.
+// or below zero would mean nothing. The arrivals seen at the first observation earn nothing
+// (neither their period nor when they happened is known).
 //
 // Pure: the caller passes the clock and the thread's pause total. One pacer per thread, used only
 // by that thread (in its hooks and its signal handler).

@@ -31,7 +31,8 @@ uint64_t DelayLedger::absorb(LocalDelays& local, uint64_t faster_ns) {
   if (!active()) {
     return 0;
   }
-  local.ns += faster_ns;
+  // Saturates at what the global word holds (19.5 hours of delay in one experiment).
+  local.ns = faster_ns > kNsMask - local.ns ? kNsMask : local.ns + faster_ns;
   // Ahead: raise the global total so every other thread owes the difference.
   while (unpack_ns(global) < local.ns && unpack_epoch(global) == local.epoch) {
     if (global_.compare_exchange_weak(global, pack(local.epoch, local.ns),
@@ -78,10 +79,13 @@ void DelayLedger::credit(LocalDelays& local) {
   }
 }
 
-void DelayLedger::credit_to(LocalDelays& local, uint64_t ns) {
+void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
   uint64_t limit = ns < unpack_ns(global) ? ns : unpack_ns(global);
+  if (limit > local.ns && limit - local.ns > max_gain) {
+    limit = local.ns + max_gain;
+  }
   if (limit > local.ns) {
     local.ns = limit;
   }

@@ -61,8 +61,9 @@ class DelayLedger {
   // when this thread is ahead); what the thread owes stays owed. Returns how much this call
   // raised the global total by.
   uint64_t absorb(LocalDelays& local, uint64_t faster_ns);
-  // A thread woken by a waker whose total was `ns` is credited up to that total.
-  void credit_to(LocalDelays& local, uint64_t ns);
+  // A thread woken by a waker whose total was `ns` is credited up to that total, and by at most
+  // `max_gain` (the time it was blocked: a wait absorbs delay only as long as it lasts).
+  void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX);
   // The current experiment's epoch.
   uint64_t epoch() const { return unpack_epoch(global_.load(std::memory_order_acquire)); }
 

@@ -29,7 +29,6 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->paused_ns = 0;
   s->blocked_ns = 0;
   s->block_start_ns = 0;
-  s->arrivals = nullptr;  // the previous owner's counters keep their totals in ProgressPoints
   s->pacer.reset();
   s->arrivals_epoch = ~0ull;
   for (int& fd : s->breakpoint_fds) {

@@ -42,7 +42,9 @@ struct ThreadState {
   uint64_t block_start_ns = 0;  // when the thread last began to block, or 0
 
   // Load amplification: this thread's arrival counters (registered by the thread itself, read
-  // by the profiler thread through ProgressPoints) and how it turns arrivals into speedup.
+  // by the profiler thread through ProgressPoints; kept when the state is recycled, so a new
+  // thread reuses them by name and their number stays bounded) and how it turns arrivals into
+  // speedup.
   ArrivalCounter* arrivals = nullptr;
   ArrivalPacer pacer;
   uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
@@ -71,10 +73,16 @@ class ThreadRegistry {
   // Calls `visit` on every live thread under the registry lock.
   template <typename F>
   void for_each_live(F&& visit) {
+    for_each_live(visit, [] {});
+  }
+  // The same, then `then()` before the lock is released.
+  template <typename F, typename G>
+  void for_each_live(F&& visit, G&& then) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (ThreadState* s = live_; s; s = s->next) {
       visit(*s);
     }
+    then();
   }
   // Runs `f` under the registry lock.
   template <typename F>

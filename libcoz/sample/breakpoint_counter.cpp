@@ -23,8 +23,9 @@ int open_breakpoint_counter(uintptr_t addr, pid_t tid, std::string* error) {
   attr.exclude_hv = 1;
   int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
   if (fd < 0) {
-    *error = std::string("cannot set a hardware breakpoint (") + strerror(errno) +
-             (errno == ENOSPC ? "; the CPU's debug registers are all in use)" : ")");
+    int err = errno;
+    *error = std::string("cannot set a hardware breakpoint (") + strerror(err) +
+             (err == ENOSPC ? "; the CPU's debug registers are all in use)" : ")");
   }
   return fd;
 }

@@ -135,6 +135,25 @@ TEST(Amplification, LoadFactorIsAchieved) {
   EXPECT_LT(load, 3.7);
 }
 
+TEST(Amplification, CombinesWithRandomLineExperiments) {
+  // A load-amplified causal profile: random lines and speedups, each experiment at load 2.
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--load", "2", "--experiment-length", "20ms", "-o",
+                        profile, "---", fixture("arrivals"), "1", "300", "1000", "100000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto experiments = records_of(profile, RecordKind::kExperiment);
+  ASSERT_GE(experiments.size(), 3u) << r.err;
+  bool amplified_baseline = false;
+  for (const Record& e : experiments) {
+    EXPECT_DOUBLE_EQ(e.real("load-target"), 2.0);
+    if (e.real("speedup") == 0 && e.u64("inserted") > 0) {
+      amplified_baseline = true;  // a 0% experiment still carries the arrival speedups
+    }
+  }
+  EXPECT_TRUE(amplified_baseline);
+}
+
 TEST(Amplification, SweepAppendsOneRunPerLevelAndRepetition) {
   TempDir dir;
   std::string profile = dir.file("p.coz");

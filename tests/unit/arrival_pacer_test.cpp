@@ -13,10 +13,10 @@ TEST(ArrivalPacer, FixedSpeedupPerArrival) {
   AmplifySettings s;
   s.arrival_speedup_ns = 250000;
   ArrivalPacer p;
-  EXPECT_EQ(p.on_arrivals(s, 4, 10 * kMs, 0), 4 * 250000u) << "every arrival counts, the first too";
+  EXPECT_EQ(p.on_arrivals(s, 4, 10 * kMs, 0), 0u) << "arrivals before the first look earn nothing";
   EXPECT_EQ(p.on_arrivals(s, 4, 11 * kMs, 0), 0u) << "no new arrivals, no speedup";
   EXPECT_EQ(p.on_arrivals(s, 10, 16 * kMs, 0), 6 * 250000u);
-  EXPECT_EQ(p.period_ns(), kMs) << "six arrivals in 6 ms";
+  EXPECT_EQ(p.period_ns(), kMs) << "six arrivals in 6 ms since the first look";
 }
 
 TEST(ArrivalPacer, LoadFactorUsesTheMeasuredPeriod) {

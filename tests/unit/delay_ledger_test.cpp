@@ -140,6 +140,24 @@ TEST(DelayLedger, InvariantHoldsWithRealThreads) {
   }
 }
 
+TEST(DelayLedger, CreditNeverExceedsTheTimeBlocked) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays runner, sleeper;
+  ledger.absorb(runner, 10 * kDelay);  // one lump of ten delays
+  ledger.credit_to(sleeper, runner.ns, 3 * kDelay);  // but the sleeper waited only three
+  EXPECT_EQ(sleeper.ns, 3 * kDelay);
+  EXPECT_EQ(ledger.take_owed(sleeper), 7 * kDelay) << "the rest is paid";
+  // A wait that spans an experiment boundary is capped in the new experiment's terms.
+  LocalDelays waiter;
+  ledger.credit_to(waiter, 0);
+  ledger.end();
+  ledger.begin(kDelay);
+  ledger.absorb(runner, 5 * kDelay);
+  ledger.credit_to(waiter, runner.ns, 2 * kDelay);
+  EXPECT_EQ(waiter.ns, 2 * kDelay);
+}
+
 TEST(DelayLedger, ArrivalSpeedupsShareTheLedgerWithLineSpeedups) {
   // A baseline experiment (0% line speedup) with load amplification still inserts delays.
   DelayLedger ledger;
