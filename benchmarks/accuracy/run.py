@@ -6,7 +6,8 @@ work. The actual effect of S is 1 - T(S)/T(0), T being the program's time per pr
 The profiler's prediction comes from `coz run --end-to-end --fixed-line L --fixed-speedup S` on
 the unmodified program: 1 - P(S)/P(0), P being effective time per visit in the experiment record.
 Debian's coz-profiler (0.2), when installed, predicts the same cases from DWARF 3 builds.
-All configurations are interleaved, RUNS times each, and medians are compared.
+Each repetition runs every level of one configuration back to back; an effect is the median over
+RUNS repetitions of the ratio within a repetition.
 """
 import os
 import re
@@ -104,16 +105,18 @@ def debian_period(binary, line_spec, speedup, scratch):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return profile_period(profile) if os.path.exists(profile) else None
 
+def paired_median(at, base):
+    """Median over repetitions of at/base, each pair measured side by side (this machine's speed
+    drifts by several percent over minutes; a ratio of overall medians would carry that drift)."""
+    ratios = [a / b for a, b in zip(at, base) if a and b]
+    return statistics.median(ratios) if ratios else None
+
 def effect(periods, speedup):
-    base = [p for p in periods[0.0] if p]
-    at = [p for p in periods[speedup] if p]
-    if not base or not at:
-        return None
-    return 1.0 - statistics.median(at) / statistics.median(base)
+    ratio = paired_median(periods[speedup], periods[0.0])
+    return None if ratio is None else 1.0 - ratio
 
 def median_ratio(a, b):
-    a, b = [x for x in a if x], [x for x in b if x]
-    return statistics.median(a) / statistics.median(b) if a and b else None
+    return paired_median(a, b)
 
 def load_cases(coz, work, scratch):
     """Latency and load amplification (the arrival-point issue): rows of (case, actual, predicted)
@@ -181,7 +184,7 @@ def load_cases(coz, work, scratch):
 
 def print_load_rows(rows):
     print()
-    print(f"Latency and load amplification: medians of {RUNS} interleaved runs; percent")
+    print(f"Latency and load amplification: medians over {RUNS} repetitions of paired ratios; percent")
     print(f"{'case':58} {'actual':>7} {'ours':>7} {'error':>6}")
     errors = []
     for name, actual, predicted in rows:
@@ -214,11 +217,13 @@ def main():
         real = {s: [] for s in levels}
         ours = {s: [] for s in levels}
         theirs = {s: [] for s in levels}
-        for _ in range(RUNS):
+        for _ in range(RUNS):  # each configuration's levels back to back, so pairs are close in time
             for s in levels:
                 real[s].append(real_period(ours_bin, s))
+            for s in levels:
                 ours[s].append(ours_period(coz, ours_bin, line_spec, s, scratch))
-                if have_debian:
+            if have_debian:
+                for s in levels:
                     theirs[s].append(debian_period(coz_bin, line_spec, s, scratch))
         for s in SPEEDUPS:
             rows.append((name, s, effect(real, s), effect(ours, s), effect(theirs, s) if have_debian else None))
@@ -226,7 +231,7 @@ def main():
     amplification_rows = [] if os.environ.get("SKIP_LOAD") else load_cases(coz, work, scratch)
     shutil.rmtree(scratch, ignore_errors=True)
 
-    print(f"Accuracy: medians of {RUNS} interleaved runs per configuration; effects in percent")
+    print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent")
     header = f"{'case':40} {'line':>5} {'actual':>7} {'ours':>7} {'error':>6}"
     if have_debian:
         header += f" {'coz 0.2':>8} {'error':>6}"
