@@ -464,12 +464,15 @@ void Runtime::note_unsampled_thread(const std::string& error) {
 
 void Runtime::on_thread_exit(ThreadState* state) {
   SampleSignalBlock block;
-  // The last partial batch: its selected-line samples still count, and the joiner is handed
-  // the thread's final delay count (what the thread still owes, the joiner pays).
+  // The last partial batch: its selected-line samples still count. Exiting wakes the joiner,
+  // so the thread first pays what it owes (a short thread in a fork-join round that never saw
+  // a sample batch would otherwise skip its delays, and a joiner already credited by another
+  // join would not pay them either), then hands the joiner its final total.
   state->sampler->disable();
   SampleContext context{this, 0};
   state->samples += state->sampler->drain(count_sample, &context);
   state->pending_selected += context.selected;
+  catch_up_fully();
   before_wake(thread_handoff_key(pthread_self()));
   close_breakpoints(state);
   t_state = nullptr;
@@ -509,13 +512,9 @@ void Runtime::handle_signal(int fd) {
   if (!state || state->tid.load(std::memory_order_acquire) != platform::current_tid()) {
     return;
   }
-  if (!state->try_begin_drain()) {
-    return;
+  if (!collect_own_samples(state)) {
+    return;  // shut-down is draining this thread
   }
-  SampleContext context{this, 0};
-  state->samples += state->sampler->drain(count_sample, &context);
-  state->end_drain();
-  state->pending_selected += context.selected;
   if (state->in_ledger) {
     return;  // a hook is working on the delays; it picks the samples up
   }
@@ -675,16 +674,18 @@ void Runtime::pause(ThreadState* state, uint64_t ns) {
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
 
-// Counts the samples this thread's ring holds but its signal has not yet delivered (the signal
-// comes once per batch). Called inside with_delays, so the handler defers to it.
-void Runtime::collect_own_samples(ThreadState* state) {
+// Counts the samples this thread's ring holds: from the sampling signal, or from a hook inside
+// with_delays (the signal comes once per batch, and the handler defers to the hook). False if
+// another thread (shut-down) is draining it.
+bool Runtime::collect_own_samples(ThreadState* state) {
   if (!state->try_begin_drain()) {
-    return;
+    return false;
   }
   SampleContext context{this, 0};
   state->samples += state->sampler->drain(count_sample, &context);
   state->end_drain();
   state->pending_selected += context.selected;
+  return true;
 }
 
 void Runtime::catch_up() {

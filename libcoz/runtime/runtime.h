@@ -103,7 +103,7 @@ class Runtime {
   static void* profiler_main(void* self);
   static void count_sample(const Sample& sample, void* context);
   // Gives the thread's pending selected-line samples to the ledger and pauses for what it owes.
-  void collect_own_samples(ThreadState* state);
+  bool collect_own_samples(ThreadState* state);
   void settle_delays(ThreadState* state);
   // The virtual speedup this thread earned since it last asked: its selected-line samples and,
   // under load amplification, its arrivals.
