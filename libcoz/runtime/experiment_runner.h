@@ -41,6 +41,8 @@ class ExperimentRunner {
   template <typename Idle>
   void run(Idle&& idle);
   void stop();
+  // As stop(), from a signal handler (async-signal-safe): seen within one wait slice (10 ms).
+  void stop_async() { async_stop_.store(true, std::memory_order_release); }
   // Ends and writes the open end-to-end experiment, if any. Call after run() has returned.
   void finish();
   // Brings counters the program does not increment itself (breakpoints) up to date.
@@ -88,6 +90,7 @@ class ExperimentRunner {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  std::atomic<bool> async_stop_{false};
   std::function<void()> before_snapshot_;
 };
 
@@ -99,7 +102,7 @@ void ExperimentRunner::run(Idle&& idle) {
     for (uint64_t waited = 0; waited < ns;) {
       uint64_t slice = is_open_ && points_.any_latency() ? 1000000 : 10000000;
       uint64_t step = ns - waited < slice ? ns - waited : slice;
-      if (wait(step)) {
+      if (wait(step) || async_stop_.load(std::memory_order_acquire)) {
         return true;
       }
       waited += step;

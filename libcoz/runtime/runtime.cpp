@@ -32,11 +32,12 @@ void sample_signal_handler(int, siginfo_t* info, void*) {
   errno = saved;
 }
 
-// SIGINT and SIGTERM that would kill the program outright: write the final records first, then
-// die of the signal as the program would have.
+// SIGINT and SIGTERM that would kill the program outright: have the final records written,
+// then die of the signal as the program would have. The writing happens in the profiler thread
+// (the interrupted thread may hold malloc's lock); this handler only waits, a bounded time.
 void exit_signal_handler(int sig) {
   if (Runtime* rt = Runtime::active()) {
-    rt->shutdown();
+    rt->shutdown_from_signal();
   }
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;
@@ -305,6 +306,9 @@ void* Runtime::profiler_main(void* arg) {
   // dlopen is not interposed (glibc resolves $ORIGIN and RUNPATH relative to dlopen's caller,
   // which must stay the program): the runner polls for new libraries between experiments.
   self->runner_->run([self] { self->check_for_new_objects(); });
+  if (self->signal_shutdown_.load(std::memory_order_acquire)) {
+    self->finish_shutdown();  // for a thread in a SIGINT/SIGTERM handler (shutdown_from_signal)
+  }
   return nullptr;
 }
 
@@ -837,6 +841,30 @@ void Runtime::shutdown() {
     runner_->stop();
     pthread_join(profiler_thread_, nullptr);
   }
+  finish_shutdown();
+}
+
+void Runtime::shutdown_from_signal() {
+  if (!profiler_running_ || shut_down_.exchange(true)) {
+    // No profiler thread to write for us, or another exit path is writing: wait for it briefly.
+    for (int i = 0; i < 2000 && profiler_running_ && !shutdown_done_.load(); i++) {
+      timespec ms = {0, 1000000};
+      real().nanosleep(&ms, nullptr);
+    }
+    return;
+  }
+  // Only async-signal-safe steps here: an atomic flag the profiler thread checks at least every
+  // 10 ms, and sleeps. If the profiler thread cannot finish (it needs a lock this thread holds),
+  // the program dies of its signal after 3 s with the experiments already written.
+  signal_shutdown_.store(true, std::memory_order_release);
+  runner_->stop_async();
+  for (int i = 0; i < 3000 && !shutdown_done_.load(); i++) {
+    timespec ms = {0, 1000000};
+    real().nanosleep(&ms, nullptr);
+  }
+}
+
+void Runtime::finish_shutdown() {
   active_.store(nullptr, std::memory_order_release);
   drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
   runner_->finish();

@@ -51,6 +51,9 @@ class Runtime {
   // Writes the final records and stops profiling. Later callers wait (briefly) until the first
   // has finished, so a second exit path cannot end the process mid-write.
   void shutdown();
+  // From a signal handler: asks the profiler thread to write the final records and waits for
+  // it (bounded). Async-signal-safe.
+  void shutdown_from_signal();
   // False in a vfork child, which shares this process's memory but is not it.
   bool owns_this_process() const { return getpid() == pid_; }
 
@@ -117,6 +120,8 @@ class Runtime {
   void add_objects_in_scope();
   void check_for_new_objects();
   void drain_all_threads();
+  // The writing half of shut-down, once the profiler thread has stopped (or is the caller).
+  void finish_shutdown();
   void write_final_records();
   void attach_existing_threads();
   void report(const std::string& message, bool always) const;
@@ -175,6 +180,7 @@ class Runtime {
   std::string unsampled_reason_;  // the first such failure
   std::atomic<bool> shut_down_{false};
   std::atomic<bool> shutdown_done_{false};
+  std::atomic<bool> signal_shutdown_{false};  // the profiler thread writes the final records
   pid_t pid_ = 0;
   // Program threads being sampled; when the last one exits (main called pthread_exit), the
   // runtime shuts down so its own profiler thread does not keep the process alive.
