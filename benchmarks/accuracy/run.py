@@ -115,9 +115,6 @@ def effect(periods, speedup):
     ratio = paired_median(periods[speedup], periods[0.0])
     return None if ratio is None else 1.0 - ratio
 
-def median_ratio(a, b):
-    return paired_median(a, b)
-
 def load_cases(coz, work, scratch):
     """Latency and load amplification (the arrival-point issue): rows of (case, actual, predicted)
     in percent."""
@@ -137,7 +134,7 @@ def load_cases(coz, work, scratch):
                 real[s].append(real_latency(binary, s))
                 ours[s].append(profile_latency(ours_profile(coz, binary, spec, s, scratch)))
         for s in SPEEDUPS:
-            actual, predicted = median_ratio(real[s], real[0.0]), median_ratio(ours[s], ours[0.0])
+            actual, predicted = paired_median(real[s], real[0.0]), paired_median(ours[s], ours[0.0])
             rows.append((f"latency, service {int(s * 100)}% faster", 100 * (1 - actual),
                          None if predicted is None else 100 * (1 - predicted)))
         sys.stderr.write("done: latency\n")
@@ -158,11 +155,10 @@ def load_cases(coz, work, scratch):
                     d = int(1e6 * (1 - 1 / f))
                     by_speedup[f].append(ours_period(coz, binary, spec, 0.0, scratch,
                                                      ["--arrival-speedup", f"{d}ns"]))
-        base_ours = [p for p in by_load[1.0]]
         for f in loads:
-            actual = 100 * (median_ratio(real[1.0], real[f]) - 1)
+            actual = 100 * (paired_median(real[1.0], real[f]) - 1)
             for how, periods in (("--arrival-speedup", by_speedup[f]), ("--load", by_load[f])):
-                predicted = median_ratio(base_ours, periods)
+                predicted = paired_median(by_load[1.0], periods)
                 rows.append((f"load alone x{f:g}, throughput gain ({how})", actual,
                              None if predicted is None else 100 * (predicted - 1)))
         sys.stderr.write("done: load alone\n")
@@ -176,7 +172,7 @@ def load_cases(coz, work, scratch):
                 for s in (0.0, 0.5):
                     real[s].append(real_period(binary, s, f))
                     ours[s].append(ours_period(coz, binary, spec, s, scratch, ["--load", str(f)]))
-            actual, predicted = median_ratio(real[0.5], real[0.0]), median_ratio(ours[0.5], ours[0.0])
+            actual, predicted = paired_median(real[0.5], real[0.0]), paired_median(ours[0.5], ours[0.0])
             rows.append((f"load-amplified x{f:g}, consumers 50% faster", 100 * (1 - actual),
                          None if predicted is None else 100 * (1 - predicted)))
         sys.stderr.write("done: load-amplified profile\n")

@@ -173,23 +173,8 @@ bool Runtime::start() {
   }
 
   SourceLine* fixed_line = nullptr;
-  if (!config_.fixed_line.empty()) {
-    size_t colon = config_.fixed_line.rfind(':');
-    bool ambiguous = false;
-    SourceLine* line = colon == std::string::npos
-                           ? nullptr
-                           : lines_.find(config_.fixed_line.substr(0, colon),
-                                         static_cast<uint32_t>(atoi(config_.fixed_line.c_str() + colon + 1)),
-                                         &ambiguous);
-    if (!line) {
-      report("error: --fixed-line " + config_.fixed_line +
-                 (ambiguous ? " names more than one file; give more of the path"
-                            : " has no code in scope; pick a line that the compiler emitted code for") +
-                 "; running the program without profiling",
-             true);
-      return false;
-    }
-    fixed_line = line;
+  if (!config_.fixed_line.empty() && !(fixed_line = resolve_line(config_.fixed_line, "--fixed-line"))) {
+    return false;
   }
   if (!resolve_command_line_points()) {
     return false;
@@ -316,24 +301,24 @@ LocalDelays Runtime::current_delays() const {
   return t_state ? t_state->delays : LocalDelays();
 }
 
+SourceLine* Runtime::resolve_line(const std::string& spec, const char* option) {
+  size_t colon = spec.rfind(':');
+  bool ambiguous = false;
+  SourceLine* line = colon == std::string::npos
+                         ? nullptr
+                         : lines_.find(spec.substr(0, colon),
+                                       static_cast<uint32_t>(atoi(spec.c_str() + colon + 1)), &ambiguous);
+  if (!line) {
+    report(std::string("error: ") + option + " " + spec +
+               (ambiguous ? " names more than one file; give more of the path"
+                          : " has no code in scope; pick a line that the compiler emitted code for") +
+               "; running the program without profiling",
+           true);
+  }
+  return line;
+}
+
 bool Runtime::resolve_command_line_points() {
-  auto resolve = [this](const std::string& spec, const char* option, SourceLine** out) {
-    size_t colon = spec.rfind(':');
-    bool ambiguous = false;
-    SourceLine* line = colon == std::string::npos
-                           ? nullptr
-                           : lines_.find(spec.substr(0, colon),
-                                         static_cast<uint32_t>(atoi(spec.c_str() + colon + 1)), &ambiguous);
-    if (!line) {
-      report(std::string("error: ") + option + " " + spec +
-                 (ambiguous ? " names more than one file; give more of the path"
-                            : " has no code in scope; pick a line that the compiler emitted code for") +
-                 "; running the program without profiling",
-             true);
-    }
-    *out = line;
-    return line != nullptr;
-  };
   if (config_.breakpoint_progress.size() > kMaxBreakpoints) {
     report("error: at most " + std::to_string(kMaxBreakpoints) +
                " --progress points (the CPU has that many debug registers); use "
@@ -342,8 +327,8 @@ bool Runtime::resolve_command_line_points() {
     return false;
   }
   for (const std::string& spec : config_.breakpoint_progress) {
-    SourceLine* line = nullptr;
-    if (!resolve(spec, "--progress", &line)) {
+    SourceLine* line = resolve_line(spec, "--progress");
+    if (!line) {
       return false;
     }
     // The line's first instruction: its lowest address in any loaded object.
@@ -360,8 +345,8 @@ bool Runtime::resolve_command_line_points() {
     bp.counter = points_.get(static_cast<int>(PointKind::kThroughput), spec.c_str());
   }
   for (const std::string& spec : config_.sampled_progress) {
-    SourceLine* line = nullptr;
-    if (!resolve(spec, "--sampled-progress", &line)) {
+    SourceLine* line = resolve_line(spec, "--sampled-progress");
+    if (!line) {
       return false;
     }
     if (sampled_points_count_ == kMaxSampledPoints) {
@@ -753,29 +738,11 @@ void Runtime::before_wake(const void* key) {
   });
 }
 
-void Runtime::after_block(const void* key, bool woken) {
-  ThreadState* state = t_state;
-  if (!state) {
-    return;
-  }
-  uint64_t blocked = end_block(state);
-  if (!woken || !experiment_.ledger.inserting()) {
-    return;
-  }
-  with_delays(state, [&] {
-    // Credited up to the waker's total. Under load amplification, also never more than the time
-    // spent blocked: an arrival's speedup lands on the ledger in one lump as the arrival wakes a
-    // consumer, and a consumer that waited less than that lump must pay the rest (or it would
-    // serve an amplified load at no cost). Without amplification there is no cap: line-speedup
-    // delays land in sample batches covering time the waiter spent blocked in earlier waits,
-    // and capping those under-predicts lock-bound programs badly (measured: 49% against 71%).
-    uint64_t epoch = experiment_.ledger.epoch();
-    experiment_.ledger.credit_to(state->delays, experiment_.handoffs.read(key, epoch),
-                                 amplify_.on() ? blocked : UINT64_MAX);
-  });
-}
+void Runtime::after_block(const void* key, bool woken) { credit_after_block(key, woken); }
 
-void Runtime::post_block(bool woken) {
+void Runtime::post_block(bool woken) { credit_after_block(nullptr, woken); }
+
+void Runtime::credit_after_block(const void* key, bool woken) {
   ThreadState* state = t_state;
   if (!state) {
     return;
@@ -785,8 +752,16 @@ void Runtime::post_block(bool woken) {
     return;
   }
   with_delays(state, [&] {
-    experiment_.ledger.credit_to(state->delays, experiment_.ledger.global_ns(),
-                                 amplify_.on() ? blocked : UINT64_MAX);
+    // Credited up to the waker's total (the global total when the waker is unknown). Under load
+    // amplification, also never more than the time spent blocked: an arrival's speedup lands on
+    // the ledger in one lump as the arrival wakes a consumer, and a consumer that waited less
+    // than that lump must pay the rest (or it would serve an amplified load at no cost). Without
+    // amplification there is no cap: line-speedup delays land in sample batches covering time
+    // the waiter spent blocked in earlier waits, and capping those under-predicts lock-bound
+    // programs badly (measured: 49% against 71%).
+    uint64_t waker = key ? experiment_.handoffs.read(key, experiment_.ledger.epoch())
+                         : experiment_.ledger.global_ns();
+    experiment_.ledger.credit_to(state->delays, waker, amplify_.on() ? blocked : UINT64_MAX);
   });
 }
 
@@ -829,9 +804,8 @@ void Runtime::shutdown() {
   static thread_local bool in_shutdown = false;
   if (shut_down_.exchange(true)) {
     // Another exit path got here first: let it finish writing (unless that is this thread).
-    for (int i = 0; i < 2000 && !in_shutdown && !shutdown_done_.load(); i++) {
-      timespec ms = {0, 1000000};
-      real().nanosleep(&ms, nullptr);
+    if (!in_shutdown) {
+      wait_for_shutdown(2000);
     }
     return;
   }
@@ -847,9 +821,8 @@ void Runtime::shutdown() {
 void Runtime::shutdown_from_signal() {
   if (!profiler_running_ || shut_down_.exchange(true)) {
     // No profiler thread to write for us, or another exit path is writing: wait for it briefly.
-    for (int i = 0; i < 2000 && profiler_running_ && !shutdown_done_.load(); i++) {
-      timespec ms = {0, 1000000};
-      real().nanosleep(&ms, nullptr);
+    if (profiler_running_) {
+      wait_for_shutdown(2000);
     }
     return;
   }
@@ -858,9 +831,13 @@ void Runtime::shutdown_from_signal() {
   // the program dies of its signal after 3 s with the experiments already written.
   signal_shutdown_.store(true, std::memory_order_release);
   runner_->stop_async();
-  for (int i = 0; i < 3000 && !shutdown_done_.load(); i++) {
-    timespec ms = {0, 1000000};
-    real().nanosleep(&ms, nullptr);
+  wait_for_shutdown(3000);
+}
+
+void Runtime::wait_for_shutdown(int ms) const {
+  for (int i = 0; i < ms && !shutdown_done_.load(); i++) {
+    timespec one = {0, 1000000};
+    real().nanosleep(&one, nullptr);
   }
 }
 

@@ -120,11 +120,18 @@ class Runtime {
   void add_objects_in_scope();
   void check_for_new_objects();
   void drain_all_threads();
+  // Waits up to `ms` milliseconds for shut-down to finish (async-signal-safe).
+  void wait_for_shutdown(int ms) const;
+  // Back from blocking (key: what it waited on, or nullptr when the waker is unknown): credits
+  // the delays inserted meanwhile.
+  void credit_after_block(const void* key, bool woken);
   // The writing half of shut-down, once the profiler thread has stopped (or is the caller).
   void finish_shutdown();
   void write_final_records();
   void attach_existing_threads();
   void report(const std::string& message, bool always) const;
+  // The line FILE:LINE names, or nullptr after telling the user why (`option` names the source).
+  SourceLine* resolve_line(const std::string& spec, const char* option);
   // Command-line progress points (--progress, --sampled-progress): resolved at start-up.
   bool resolve_command_line_points();
   bool open_breakpoints(ThreadState* state, pid_t tid, std::string* error);
