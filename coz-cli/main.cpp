@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/report.h"
 #include "commands/run.h"
 
 namespace {
@@ -13,6 +14,7 @@ const char* const kUsage =
     "\n"
     "commands:\n"
     "  run [options] --- program [args...]   profile a program (see coz run --help)\n"
+    "  report [options] [profile.coz...]     show the causal profile (see coz report --help)\n"
     "\n"
     "options:\n"
     "  -h, --help      show this help\n"
@@ -34,6 +36,9 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "run") {
     return coz::cli::run_command(args);
+  }
+  if (command == "report") {
+    return coz::cli::report_command(args);
   }
   fprintf(stderr, "coz: error: unknown command '%s'; try coz --help\n", command.c_str());
   return 2;

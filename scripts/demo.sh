@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh
 rm -f build/example.coz
-./build/bin/coz run -o build/example.coz --- ./build/bin/coz-example
+# Four short runs with 20 ms experiments give every hot line a few speedups to compare.
+./build/bin/coz run -o build/example.coz --experiment-length 20ms --runs 4 --- ./build/bin/coz-example
 echo
-echo "Profile: $(pwd)/build/example.coz"
+./build/bin/coz report build/example.coz
+echo
+echo "Profile: $(pwd)/build/example.coz (coz report --json for the viewer's data)"

@@ -10,11 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 
 #include "commands/preflight.h"
+#include "commands/report.h"
 #include "commands/run_options.h"
 #include "runtime/config.h"
 
@@ -238,6 +240,7 @@ int run_command(const std::vector<std::string>& args) {
   size_t total = levels.size() * static_cast<size_t>(options.runs), done = 0;
   int status = 0;
   bool stopped = false;
+  off_t first_size = file_size(output);
   for (size_t level = 0; level < levels.size() && !stopped; level++) {
     double load = levels[level];
     for (int r = 0; r < options.runs && !stopped; r++) {
@@ -259,9 +262,7 @@ int run_command(const std::vector<std::string>& args) {
         }
       }
       g_child = -1;
-      if (file_size(output) > size_before) {
-        fprintf(stderr, "coz: profile written to %s\n", output.c_str());
-      } else {
+      if (file_size(output) <= size_before) {
         fprintf(stderr, "coz: no profile was written to %s (see the messages above)\n", output.c_str());
       }
       bool failed = WIFSIGNALED(status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
@@ -271,6 +272,9 @@ int run_command(const std::vector<std::string>& args) {
         stopped = true;
       }
     }
+  }
+  if (file_size(output) > first_size) {
+    fputs(run_summary(output, static_cast<uint64_t>(std::max<off_t>(first_size, 0))).c_str(), stderr);
   }
   if (WIFSIGNALED(status)) {
     die_like(WTERMSIG(status));

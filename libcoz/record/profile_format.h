@@ -9,6 +9,7 @@
 // so blocks from several processes appending to one file never interleave.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,6 +41,7 @@ struct Record {
   RecordKind kind = RecordKind::kUnknown;
   std::string type;
   std::vector<RecordField> fields;
+  size_t line = 0;  // line number in its file, set by read_profile
 
   // The value of `key`, or nullptr.
   const std::string* find(std::string_view key) const;
@@ -95,8 +97,9 @@ struct ParseError {
   std::string message;
 };
 
-// Parses one line. Returns false (and sets `message`) for a malformed line. Blank lines parse as
-// kUnknown records with an empty type and are for the caller to skip.
+// Parses one line: a tab-separated record, or a JSON-lines record as Coz's newer versions write
+// (`{"type":"experiment","selected":"a.c:3",...}`). Returns false (and sets `message`) for a
+// malformed line. Blank lines parse as kUnknown records with an empty type, for the caller to skip.
 bool parse_record(std::string_view line, Record* out, std::string* message);
 
 // Reads every record of a profile file. A malformed or truncated line is reported in `errors`

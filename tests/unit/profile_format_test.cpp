@@ -135,5 +135,30 @@ TEST(ProfileWriter, OpenFailureNamesThePath) {
   EXPECT_NE(error.find("No such file"), std::string::npos) << error;
 }
 
+TEST(ParseRecord, ReadsCozJsonLines) {
+  Record r;
+  std::string message;
+  ASSERT_TRUE(parse_record(R"({"type":"experiment", "selected":"/a b.c:3", "speedup":0.25, "duration":500000000})",
+                           &r, &message))
+      << message;
+  EXPECT_EQ(r.kind, RecordKind::kExperiment);
+  EXPECT_EQ(r.text("selected"), "/a b.c:3");
+  EXPECT_DOUBLE_EQ(r.real("speedup"), 0.25);
+  EXPECT_EQ(r.u64("duration"), 500000000u);
+  ASSERT_TRUE(parse_record(R"({"type":"throughput-point","name":"q\"uote\\d \u00e9","delta":7,"x":null,"ok":true})",
+                           &r, &message))
+      << message;
+  EXPECT_EQ(r.text("name"), "q\"uote\\d \xc3\xa9");
+  EXPECT_EQ(r.text("ok"), "true");
+  ASSERT_TRUE(parse_record(R"({"type":"progress-point","name":"old","delta":2})", &r, &message)) << message;
+  EXPECT_EQ(r.kind, RecordKind::kThroughputPoint);  // Coz 0.1's name for it
+
+  EXPECT_FALSE(parse_record(R"({"selected":"a.c:1"})", &r, &message));
+  EXPECT_NE(message.find("no \"type\""), std::string::npos) << message;
+  EXPECT_FALSE(parse_record(R"({"type":"experiment","speedup":0.2)", &r, &message));
+  EXPECT_FALSE(parse_record(R"({"type":"experiment","speedup":[1]})", &r, &message));
+  EXPECT_FALSE(parse_record(R"({"type":"experiment"} trailing)", &r, &message));
+}
+
 }  // namespace
 }  // namespace coz

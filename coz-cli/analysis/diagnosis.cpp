@@ -1,0 +1,50 @@
+// Explains an empty causal profile (see diagnosis.h).
+#include "analysis/diagnosis.h"
+
+#include <cstdio>
+
+namespace coz::analysis {
+
+Diagnosis diagnose(const ProfileData& data, const Report& report) {
+  if (!report.series.empty()) {
+    return {};
+  }
+  if (data.runs().empty() && data.experiments().empty()) {
+    return {"empty", "the profile holds no runs: write one with coz run -o FILE --- PROGRAM"};
+  }
+  if (data.experiments().empty()) {
+    if (data.sample_records() == 0) {
+      return {"no-debug-info",
+              "no sample fell in a source line in scope: build the program with -g, and check "
+              "--binary-scope and --source-scope"};
+    }
+    char ms[32];
+    snprintf(ms, sizeof ms, "%.0f", report.runtime_ns / 1e6);
+    return {"too-short", std::string("no experiment finished: the program ran ") + ms +
+                             " ms, less than one experiment (500 ms at first); run it on a longer "
+                             "input, or use coz run --end-to-end"};
+  }
+  double visits = 0;
+  for (const ProgressPointInfo& p : report.points) {
+    visits += p.visits;
+  }
+  if (visits == 0) {
+    return {"no-progress",
+            "no progress point was ever visited: add COZ_PROGRESS where a unit of work completes "
+            "(and rebuild), or pass --progress FILE:LINE to coz run"};
+  }
+  if (report.dropped_few_speedups == 0) {
+    return {"no-baseline",
+            "no line has a 0% (baseline) experiment to compare with: run again without "
+            "--fixed-speedup, or add a run with --fixed-speedup 0"};
+  }
+  char text[400];
+  snprintf(text, sizeof text,
+           "no line was measured at %zu or more speedups (the best has %zu): run the program longer "
+           "or several times (coz run --runs N appends), use --end-to-end with --fixed-line and "
+           "--fixed-speedup for one line, or lower --min-points",
+           report.options.min_speedups, report.most_speedups);
+  return {"few-speedups", text};
+}
+
+}  // namespace coz::analysis

@@ -1,0 +1,87 @@
+// Profile records turned into typed experiments, runs and sample counts: the input of analysis.
+// Reads this project's profiles, Coz 0.2's tab-separated ones and Coz's JSON-lines ones (the
+// record module parses all three); several files and several runs in one file merge.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "record/profile_format.h"
+
+namespace coz::analysis {
+
+// The load an experiment ran at: `--load F` (target F) or `--arrival-speedup D`; no
+// amplification is target 1.
+struct LoadLevel {
+  double target = 1;
+  double arrival_speedup_ns = 0;
+
+  bool operator<(const LoadLevel& o) const;
+  bool operator==(const LoadLevel& o) const;
+  std::string label() const;  // "1x", "2.5x", "+750us/arrival"
+};
+
+enum class PointKind { kThroughput, kLatency };
+
+// One progress point's counts in one experiment.
+struct PointCounts {
+  std::string name;
+  PointKind kind = PointKind::kThroughput;
+  double visits = 0;        // throughput visits, or latency arrivals
+  double departures = 0;    // latency only
+  double in_flight_ns = 0;  // latency only: time integral of requests in flight
+};
+
+struct Experiment {
+  std::string line;  // file:line of the selected line
+  double speedup = 0;          // 0..1
+  double duration_ns = 0;      // effective: elapsed minus inserted delays
+  double elapsed_ns = 0;       // real time (duration when the profile does not say)
+  double selected_samples = 0;
+  LoadLevel level;
+  double load_achieved = -1;   // the `load` field; negative when absent
+  size_t run = 0;              // index into ProfileData::runs
+  std::vector<PointCounts> points;
+};
+
+struct Run {
+  std::string file;
+  bool has_runtime = false;    // the run ended normally and wrote its totals
+  double runtime_ns = 0;
+  std::map<std::string, double> samples;  // per line
+  size_t experiments = 0;
+};
+
+struct InputFile {
+  std::string path;
+  size_t records = 0;
+  std::vector<ParseError> errors;
+};
+
+class ProfileData {
+ public:
+  // Reads one file and merges it in. Returns false (and sets `error`) when it cannot be read.
+  bool read(const std::string& path, std::string* error);
+  // Merges already-parsed records (tests, and `coz run`'s summary).
+  void add(const std::string& file, const std::vector<Record>& records);
+
+  const std::vector<Experiment>& experiments() const { return experiments_; }
+  const std::vector<Run>& runs() const { return runs_; }
+  const std::vector<InputFile>& inputs() const { return inputs_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  size_t sample_records() const { return sample_records_; }
+
+ private:
+  Run& current_run(const std::string& file);
+
+  std::vector<Experiment> experiments_;
+  std::vector<Run> runs_;
+  std::vector<InputFile> inputs_;
+  std::vector<std::string> warnings_;
+  size_t sample_records_ = 0;
+  bool run_open_ = false;
+};
+
+}  // namespace coz::analysis

@@ -1,0 +1,93 @@
+// Statistics for causal profiles (see statistics.h).
+#include "analysis/statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace coz::analysis {
+
+uint64_t Rng::next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+namespace {
+
+double quantile(const std::vector<double>& sorted, double q) {
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+}  // namespace
+
+Interval percentile_interval(std::vector<double>* values, double confidence) {
+  std::sort(values->begin(), values->end());
+  double tail = (1 - confidence) / 2;
+  return Interval{quantile(*values, tail), quantile(*values, 1 - tail)};
+}
+
+double slope_through_origin(const std::vector<XY>& points) {
+  double xy = 0, xx = 0;
+  for (const XY& p : points) {
+    xy += p.x * p.y;
+    xx += p.x * p.x;
+  }
+  return xx > 0 ? xy / xx : 0;
+}
+
+double impact(const std::vector<XY>& points) {
+  if (points.size() < 2) {
+    return 0;
+  }
+  double area = 0;
+  double best = -INFINITY;
+  for (size_t i = 1; i < points.size(); i++) {
+    area += (points[i].x - points[i - 1].x) * (points[i].y + points[i - 1].y) / 2;
+    if (points[i].x > 0) {
+      best = std::max(best, area / points[i].x);
+    }
+  }
+  return std::isfinite(best) ? best : 0;
+}
+
+bool interpolate(const std::vector<XY>& points, double x, double* y) {
+  for (size_t i = 0; i < points.size(); i++) {
+    if (std::fabs(points[i].x - x) < 1e-9) {
+      *y = points[i].y;
+      return true;
+    }
+    if (i > 0 && points[i - 1].x < x && x < points[i].x) {
+      double t = (x - points[i - 1].x) / (points[i].x - points[i - 1].x);
+      *y = points[i - 1].y + t * (points[i].y - points[i - 1].y);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<bool> benjamini_hochberg(const std::vector<double>& p_values, double q) {
+  size_t m = p_values.size();
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p_values[a] < p_values[b]; });
+  // The largest rank k with p(k) <= k q / m; every hypothesis up to it is rejected.
+  size_t cut = 0;
+  for (size_t k = 1; k <= m; k++) {
+    if (p_values[order[k - 1]] <= static_cast<double>(k) * q / static_cast<double>(m)) {
+      cut = k;
+    }
+  }
+  std::vector<bool> rejected(m, false);
+  for (size_t k = 0; k < cut; k++) {
+    rejected[order[k]] = true;
+  }
+  return rejected;
+}
+
+}  // namespace coz::analysis

@@ -1,0 +1,55 @@
+// Small statistics for causal profiles: a seeded random source for the bootstrap, percentile
+// intervals, least-squares slope, Coz's area-based impact and Benjamini-Hochberg control of the
+// false discovery rate. Pure functions; nothing here reads a clock or global state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace coz::analysis {
+
+// splitmix64: the same stream for a given seed on every platform (std:: distributions are
+// implementation-defined), so reports are reproducible.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next();
+  size_t below(size_t n) { return static_cast<size_t>(next() % n); }  // n is small: bias < 2^-40
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t state_;
+};
+
+struct Interval {
+  double low;
+  double high;
+};
+
+// The (1-confidence)/2 and (1+confidence)/2 quantiles of `values` (sorted in place), by linear
+// interpolation. `values` must not be empty.
+Interval percentile_interval(std::vector<double>* values, double confidence);
+
+// A curve point: line speedup x (0..1) against program speedup y.
+struct XY {
+  double x;
+  double y;
+};
+
+// Least-squares slope of y on x through the origin (a line's 0% baseline is y = 0 by
+// definition). Points at x = 0 add nothing. Returns 0 when no point has x > 0.
+double slope_through_origin(const std::vector<XY>& points);
+
+// Coz's area-based impact: over each range [0, x] of measured line speedups, the area under the
+// piecewise-linear curve divided by x (the mean program speedup over that range); the largest.
+// `points` sorted by x, starting at the baseline (0, 0). Returns 0 with fewer than two points.
+double impact(const std::vector<XY>& points);
+
+// The value of the piecewise-linear curve at x; false outside the measured range.
+bool interpolate(const std::vector<XY>& points, double x, double* y);
+
+// Benjamini-Hochberg: which hypotheses are rejected at false discovery rate `q`.
+std::vector<bool> benjamini_hochberg(const std::vector<double>& p_values, double q);
+
+}  // namespace coz::analysis

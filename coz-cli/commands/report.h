@@ -1,0 +1,19 @@
+// `coz report`: reads profiles, analyses them and prints the causal profile as a table, JSON or
+// CSV. Also the short summary `coz run` prints at exit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace coz::cli {
+
+// Returns the exit status: 0 when there is something to show, 1 when there is not (the reason
+// goes to stderr), 2 for a usage error or an unreadable file.
+int report_command(const std::vector<std::string>& args);
+
+// Two lines for the end of `coz run`: experiments this run wrote (the profile from byte `offset`
+// on), lines with usable data in the whole profile, and what to do when there are none.
+std::string run_summary(const std::string& profile, uint64_t offset);
+
+}  // namespace coz::cli

@@ -1,0 +1,211 @@
+// The report as JSON (schema: REPORT_JSON.md) and as CSV.
+#include <cstdio>
+
+#include "output/json_writer.h"
+#include "output/report_output.h"
+
+namespace coz::output {
+namespace {
+
+using analysis::Estimate;
+using analysis::PointKind;
+
+const char* kind_name(PointKind k) { return k == PointKind::kThroughput ? "throughput" : "latency"; }
+
+void estimate(JsonWriter* w, std::string_view key, const Estimate& e) {
+  w->begin_object(key).value("value", e.value);
+  if (e.has_interval) {
+    w->value("low", e.low).value("high", e.high);
+  } else {
+    w->null("low").null("high");
+  }
+  w->end_object();
+}
+
+void split_line(const std::string& line, std::string* file, double* number) {
+  size_t colon = line.rfind(':');
+  *file = colon == std::string::npos ? line : line.substr(0, colon);
+  *number = colon == std::string::npos ? 0 : atof(line.c_str() + colon + 1);
+}
+
+}  // namespace
+
+std::vector<size_t> ranks_in_groups(const analysis::Report& report) {
+  std::vector<size_t> ranks;
+  for (size_t i = 0; i < report.series.size(); i++) {
+    const analysis::Series& s = report.series[i];
+    const analysis::Series* prev = i ? &report.series[i - 1] : nullptr;
+    bool same = prev && s.point == prev->point && s.kind == prev->kind && s.level == prev->level;
+    ranks.push_back(same ? ranks.back() + 1 : 1);
+  }
+  return ranks;
+}
+
+std::string render_json(const RenderContext& ctx) {
+  const analysis::Report& r = ctx.report;
+  JsonWriter w;
+  w.begin_object().value("schema", "coz-amp-report").value("version", static_cast<double>(kReportSchemaVersion));
+  w.begin_object("settings")
+      .value("confidence", r.options.confidence)
+      .value("bootstrap", r.options.bootstrap)
+      .value("seed", static_cast<double>(r.options.seed))
+      .value("min_speedups", r.options.min_speedups)
+      .value("phase_correction", r.options.phase_correction)
+      .value("fdr", r.options.fdr)
+      .value("fdr_method", "benjamini-hochberg")
+      .value("sort", ctx.sort)
+      .end_object();
+  w.begin_array("inputs");
+  for (const analysis::InputFile& in : ctx.data.inputs()) {
+    w.begin_object().value("file", in.path).value("records", in.records).begin_array("errors");
+    for (const ParseError& e : in.errors) {
+      w.begin_object().value("line", e.line).value("message", e.message).end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array();
+  w.begin_object("summary")
+      .value("runs", r.runs)
+      .value("experiments", r.experiments)
+      .value("runtime_ns", r.runtime_ns)
+      .value("lines_tested", r.lines_tested)
+      .value("series", r.series.size())
+      .value("dropped_no_baseline", r.dropped_no_baseline)
+      .value("dropped_few_speedups", r.dropped_few_speedups)
+      .end_object();
+  if (r.diagnosis.code.empty()) {
+    w.null("diagnosis");
+  } else {
+    w.begin_object("diagnosis").value("code", r.diagnosis.code).value("message", r.diagnosis.message).end_object();
+  }
+  w.begin_array("warnings");
+  for (const std::string& s : ctx.data.warnings()) {
+    w.value("", s);
+  }
+  w.end_array();
+  w.begin_array("progress_points");
+  for (const analysis::ProgressPointInfo& p : r.points) {
+    w.begin_object().value("name", p.name).value("kind", kind_name(p.kind)).value("visits", p.visits).end_object();
+  }
+  w.end_array();
+  w.begin_array("load_levels");
+  for (const analysis::LoadLevel& l : r.levels) {
+    w.begin_object()
+        .value("label", l.label())
+        .value("target", l.target)
+        .value("arrival_speedup_ns", l.arrival_speedup_ns)
+        .end_object();
+  }
+  w.end_array();
+
+  w.begin_array("series");
+  std::vector<size_t> ranks = ranks_in_groups(r);
+  for (size_t i = 0; i < r.series.size(); i++) {
+    const analysis::Series& s = r.series[i];
+    std::string file;
+    double number;
+    split_line(s.line, &file, &number);
+    w.begin_object()
+        .value("rank", ranks[i])
+        .value("line", s.line)
+        .value("file", file)
+        .value("line_number", number)
+        .value("point", s.point)
+        .value("kind", kind_name(s.kind))
+        .value("load", s.level.label())
+        .value("experiments", s.experiments)
+        .value("phase_corrected", s.phase_corrected)
+        .value("phase_factor", s.phase_factor);
+    estimate(&w, "impact", s.impact);
+    estimate(&w, "slope", s.slope);
+    w.value("max_speedup", s.max_speedup)
+        .value("p_value", s.p_value)
+        .value("significant", s.significant)
+        .value("contention", s.contention);
+    w.begin_array("curve");
+    for (const analysis::CurvePoint& p : s.curve) {
+      w.begin_object()
+          .value("line_speedup", p.line_speedup)
+          .value("program_speedup", p.program_speedup.value);
+      if (p.program_speedup.has_interval) {
+        w.value("low", p.program_speedup.low).value("high", p.program_speedup.high);
+      } else {
+        w.null("low").null("high");
+      }
+      w.value("uncorrected", p.uncorrected)
+          .value("experiments", p.experiments)
+          .value("visits", p.visits)
+          .value("duration_ns", p.duration_ns)
+          .value(s.kind == PointKind::kThroughput ? "period_ns" : "latency_ns", p.value_ns)
+          .end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array();
+
+  w.begin_array("scalability");
+  for (const analysis::ScalabilityRow& row : r.scalability) {
+    w.begin_object()
+        .value("point", row.point)
+        .value("kind", kind_name(row.kind))
+        .value("load", row.level.label())
+        .value("target", row.level.target)
+        .value("arrival_speedup_ns", row.level.arrival_speedup_ns);
+    if (row.achieved_load >= 0) {
+      w.value("achieved_load", row.achieved_load);
+    } else {
+      w.null("achieved_load");
+    }
+    w.value("experiments", row.experiments).value("runs", row.runs);
+    estimate(&w, "throughput_per_s", row.throughput_per_s);
+    if (row.kind == PointKind::kLatency) {
+      estimate(&w, "latency_ns", row.latency_ns);
+    } else {
+      w.null("latency_ns");
+    }
+    w.value("relative_throughput", row.relative_throughput).end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.text();
+}
+
+std::string render_csv(const RenderContext& ctx) {
+  std::string out =
+      "point,kind,load,rank,line,impact,impact_low,impact_high,slope,slope_low,slope_high,significant,"
+      "contention,phase_factor,line_speedup,program_speedup,low,high,uncorrected,experiments,visits,"
+      "duration_ns,value_ns\n";
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) {
+      q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return q + "\"";
+  };
+  auto num = [](double v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  auto opt = [&num](bool has, double v) { return has ? num(v) : std::string(); };
+  const analysis::Report& r = ctx.report;
+  std::vector<size_t> ranks = ranks_in_groups(r);
+  for (size_t i = 0; i < r.series.size(); i++) {
+    const analysis::Series& s = r.series[i];
+    std::string head = quoted(s.point) + "," + kind_name(s.kind) + "," + s.level.label() + "," +
+                       std::to_string(ranks[i]) + "," + quoted(s.line) + "," + num(s.impact.value) + "," +
+                       opt(s.impact.has_interval, s.impact.low) + "," + opt(s.impact.has_interval, s.impact.high) +
+                       "," + num(s.slope.value) + "," + opt(s.slope.has_interval, s.slope.low) + "," +
+                       opt(s.slope.has_interval, s.slope.high) + "," + (s.significant ? "1" : "0") + "," +
+                       (s.contention ? "1" : "0") + "," + num(s.phase_factor);
+    for (const analysis::CurvePoint& p : s.curve) {
+      const Estimate& e = p.program_speedup;
+      out += head + "," + num(p.line_speedup) + "," + num(e.value) + "," + opt(e.has_interval, e.low) + "," +
+             opt(e.has_interval, e.high) + "," + num(p.uncorrected) + "," + std::to_string(p.experiments) + "," +
+             num(p.visits) + "," + num(p.duration_ns) + "," + num(p.value_ns) + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace coz::output

@@ -1,0 +1,96 @@
+// `coz report` from the command line: a real profile of a two-function program ranks the heavier
+// function's line first; `coz run` ends with its two-line summary; bad input gets one clear line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "e2e/profile_helpers.h"
+
+namespace coz {
+namespace {
+
+using test::fixture;
+using test::line_name;
+using test::run_process;
+using test::TempDir;
+
+std::string golden(const std::string& name) { return std::string(COZ_TEST_GOLDEN) + "/" + name; }
+
+TEST(CozReport, RanksTheHeavierFunctionsLineFirst) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto run = run_process({COZ_TEST_CLI, "run", "--experiment-length", "25ms", "-o", profile, "---",
+                          fixture("two_hot"), "300"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  // The two-line summary: experiments this run, then lines with usable data (or why none).
+  EXPECT_NE(run.err.find("profile written to " + profile + ": "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(" experiments this run"), std::string::npos) << run.err;
+
+  auto csv = run_process({COZ_TEST_CLI, "report", "--csv", "--min-points", "3", profile});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  size_t first_row = csv.out.find('\n') + 1;
+  std::string row = csv.out.substr(first_row, csv.out.find('\n', first_row) - first_row);
+  EXPECT_NE(row.find(",1,\"" + line_name("two_hot.c", "hot_a") + "\","), std::string::npos) << csv.out;
+
+  auto text = run_process({COZ_TEST_CLI, "report", "--min-points", "3", profile});
+  ASSERT_EQ(text.status, 0) << text.err;
+  size_t a = text.out.find("two_hot.c:" + std::to_string(test::marker_line(test::program_source("two_hot.c"), "hot_a")));
+  size_t b = text.out.find("two_hot.c:" + std::to_string(test::marker_line(test::program_source("two_hot.c"), "hot_b")));
+  ASSERT_NE(a, std::string::npos) << text.out;
+  EXPECT_TRUE(b == std::string::npos || a < b) << text.out;
+}
+
+TEST(CozReport, JsonIsVersionedAndCarriesTheDiagnosis) {
+  auto r = run_process({COZ_TEST_CLI, "report", "--json", golden("loads.coz")});
+  EXPECT_EQ(r.status, 0) << r.err;  // a load sweep: no causal profile, but a scalability table
+  EXPECT_NE(r.out.find("\"schema\": \"coz-amp-report\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"version\": 1"), std::string::npos);
+  EXPECT_NE(r.out.find("\"code\": \"few-speedups\""), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("no causal profile: "), std::string::npos) << r.err;
+}
+
+TEST(CozReport, BadInputGetsOneClearLine) {
+  TempDir dir;
+  auto missing = run_process({COZ_TEST_CLI, "report", dir.file("nope.coz")});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("cannot read " + dir.file("nope.coz")), std::string::npos) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+
+  std::ofstream(dir.file("empty.coz")) << "startup\ttime=1\nruntime\ttime=200000000\nsamples\tlocation=/a.c:1\tcount=2\n";
+  auto empty = run_process({COZ_TEST_CLI, "report", dir.file("empty.coz")});
+  EXPECT_EQ(empty.status, 1);
+  EXPECT_EQ(empty.out, "");
+  EXPECT_NE(empty.err.find("nothing to show: no experiment finished"), std::string::npos) << empty.err;
+  EXPECT_NE(empty.err.find("--end-to-end"), std::string::npos) << empty.err;
+
+  auto point = run_process({COZ_TEST_CLI, "report", "--point", "nope", golden("throughput.coz")});
+  EXPECT_EQ(point.status, 2);
+  EXPECT_NE(point.err.find("no progress point \"nope\" in the profile; it has \"done\""), std::string::npos)
+      << point.err;
+
+  auto load = run_process({COZ_TEST_CLI, "report", "--load", "3", golden("loads.coz")});
+  EXPECT_EQ(load.status, 2);
+  EXPECT_NE(load.err.find("no load level 3 in the profile; it has 1x, 2x"), std::string::npos) << load.err;
+
+  auto option = run_process({COZ_TEST_CLI, "report", "--sort", "fastest"});
+  EXPECT_EQ(option.status, 2);
+  EXPECT_NE(option.err.find("--sort takes impact, slope, max or name"), std::string::npos) << option.err;
+
+  auto bad = run_process({COZ_TEST_CLI, "report", golden("truncated.coz")});
+  EXPECT_EQ(bad.status, 0) << bad.err;
+  EXPECT_NE(bad.err.find("truncated.coz:8: "), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("truncated.coz:23: truncated record"), std::string::npos) << bad.err;
+}
+
+TEST(CozReport, FiltersByPointAndLoad) {
+  auto latency = run_process({COZ_TEST_CLI, "report", "--point", "req", golden("latency.coz")});
+  ASSERT_EQ(latency.status, 0) << latency.err;
+  EXPECT_NE(latency.out.find("\"req\" (latency), load 1x: 1 line"), std::string::npos) << latency.out;
+  EXPECT_EQ(latency.out.find("\"served\""), std::string::npos) << latency.out;
+  auto sweep = run_process({COZ_TEST_CLI, "report", "--load", "2x", "--json", golden("loads.coz")});
+  EXPECT_EQ(sweep.status, 0) << sweep.err;
+}
+
+}  // namespace
+}  // namespace coz

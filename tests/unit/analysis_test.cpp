@@ -1,0 +1,153 @@
+// Analysis beyond the golden files: each reason an empty report gives, and property tests that
+// profiles generated from a known speedup curve plus noise are recovered within their stated
+// intervals at about the stated rate, with false discoveries controlled.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "analysis/causal_profile.h"
+#include "analysis/profile_data.h"
+#include "analysis/statistics.h"
+
+namespace coz::analysis {
+namespace {
+
+ProfileData from_text(const std::string& text) {
+  std::vector<Record> records;
+  std::istringstream in(text);
+  std::string line;
+  size_t number = 0;
+  while (std::getline(in, line)) {
+    Record r;
+    std::string message;
+    EXPECT_TRUE(parse_record(line, &r, &message)) << line << ": " << message;
+    r.line = ++number;
+    if (!r.type.empty()) {
+      records.push_back(r);
+    }
+  }
+  ProfileData data;
+  data.add("test.coz", records);
+  return data;
+}
+
+std::string diagnosis_of(const std::string& text) { return analyse(from_text(text), {}).diagnosis.code; }
+
+std::string experiment(double speedup, int visits, const char* line = "/a.c:1") {
+  std::ostringstream s;
+  s << "experiment\tselected=" << line << "\tspeedup=" << speedup << "\tduration=500000000\tselected-samples=500\n"
+    << "throughput-point\tname=done\tdelta=" << visits << "\n";
+  return s.str();
+}
+
+TEST(Diagnosis, SaysWhyNothingCanBeShown) {
+  EXPECT_EQ(diagnosis_of(""), "empty");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=300000000\n"), "no-debug-info");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=300000000\nsamples\tlocation=/a.c:1\tcount=300\n"),
+            "too-short");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 0) + experiment(0.5, 0)), "no-progress");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0.5, 10) + experiment(0.25, 10)), "no-baseline");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 10) + experiment(0.25, 10)), "few-speedups");
+  std::string enough = "startup\ttime=1\n";
+  for (double x : {0.0, 0.1, 0.2, 0.3, 0.4}) {
+    enough += experiment(x, 10);
+  }
+  EXPECT_EQ(diagnosis_of(enough), "");
+  Report r = analyse(from_text("startup\ttime=1\n" + experiment(0, 10) + experiment(0.25, 10)), {});
+  EXPECT_NE(r.diagnosis.message.find("--runs"), std::string::npos) << r.diagnosis.message;
+}
+
+TEST(ProfileData, PointRecordsOutsideAnExperimentAndUnknownTypesAreReported) {
+  ProfileData d = from_text("throughput-point\tname=x\tdelta=1\nstartup\ttime=1\nbogus\tx=1\n" + experiment(0, 3));
+  ASSERT_EQ(d.inputs()[0].errors.size(), 2u);
+  EXPECT_EQ(d.inputs()[0].errors[0].line, 1u);
+  EXPECT_EQ(d.inputs()[0].errors[1].line, 3u);
+  EXPECT_EQ(d.experiments().size(), 1u);
+}
+
+// --- property tests ------------------------------------------------------------------------
+
+double normal(Rng* rng) {
+  double u1 = rng->uniform(), u2 = rng->uniform();
+  return std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * M_PI * u2);
+}
+
+// One run of experiments on `line`: n at each speedup, true program speedup slope * x, each
+// experiment's period off by `noise` (relative, normal).
+std::string simulated_run(Rng* rng, const std::string& line, double slope, int n, double noise) {
+  std::ostringstream s;
+  s << "startup\ttime=1\n";
+  const double base_period = 1e6, duration = 5e8;
+  for (double x : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    for (int k = 0; k < n; k++) {
+      double period = base_period * (1 - slope * x) * (1 + noise * normal(rng));
+      s << "experiment\tselected=" << line << "\tspeedup=" << x << "\tduration=" << duration
+        << "\tselected-samples=500\nthroughput-point\tname=done\tdelta=" << std::lround(duration / period) << "\n";
+    }
+  }
+  return s.str();
+}
+
+TEST(AnalysisProperty, IntervalsCoverTheTrueCurveAtAboutTheStatedRate) {
+  Rng rng(7);
+  AnalysisOptions o;  // 95% intervals
+  o.bootstrap = 400;
+  const double slope = 0.4;
+  int points = 0, covered = 0, slopes_covered = 0, profiles = 120;
+  double width = 0;
+  for (int p = 0; p < profiles; p++) {
+    o.seed = static_cast<uint64_t>(p + 1);
+    Report r = analyse(from_text(simulated_run(&rng, "/x.c:1", slope, 10, 0.05)), o);
+    ASSERT_EQ(r.series.size(), 1u);
+    const Series& s = r.series[0];
+    for (const CurvePoint& c : s.curve) {
+      if (c.line_speedup == 0) {
+        continue;
+      }
+      ASSERT_TRUE(c.program_speedup.has_interval);
+      double truth = slope * c.line_speedup;
+      points++;
+      covered += c.program_speedup.low <= truth && truth <= c.program_speedup.high;
+      width += c.program_speedup.high - c.program_speedup.low;
+    }
+    ASSERT_TRUE(s.slope.has_interval);
+    slopes_covered += s.slope.low <= slope && slope <= s.slope.high;
+  }
+  double rate = static_cast<double>(covered) / points;
+  double slope_rate = static_cast<double>(slopes_covered) / profiles;
+  // The percentile bootstrap runs a little under its nominal rate with 10 experiments a point.
+  EXPECT_GE(rate, 0.88) << covered << " of " << points;
+  EXPECT_LE(rate, 0.995) << "intervals too wide to be useful";
+  EXPECT_GE(slope_rate, 0.88) << slopes_covered << " of " << profiles;
+  EXPECT_LT(width / points, 0.1) << "mean interval width";
+}
+
+TEST(AnalysisProperty, FalseDiscoveriesStayControlledAcrossManyLines) {
+  Rng rng(11);
+  AnalysisOptions o;
+  o.bootstrap = 400;
+  int false_flags = 0, flags = 0, true_flags = 0, real_lines = 0;
+  for (int p = 0; p < 6; p++) {
+    std::string text;
+    for (int line = 0; line < 30; line++) {
+      bool real = line < 5;
+      text += simulated_run(&rng, "/l.c:" + std::to_string(line + 1), real ? 0.3 : 0, 3, 0.05);
+    }
+    o.seed = static_cast<uint64_t>(p + 1);
+    Report r = analyse(from_text(text), o);
+    ASSERT_EQ(r.series.size(), 30u);
+    for (const Series& s : r.series) {
+      bool real = std::stoi(s.line.substr(5)) <= 5;
+      flags += s.significant;
+      false_flags += s.significant && !real;
+      true_flags += s.significant && real;
+      real_lines += real;
+    }
+  }
+  EXPECT_LE(false_flags, std::max(2, flags / 10)) << false_flags << " false of " << flags << " flags";
+  EXPECT_GE(true_flags, real_lines * 8 / 10) << true_flags << " of " << real_lines << " real effects found";
+}
+
+}  // namespace
+}  // namespace coz::analysis

@@ -1,0 +1,214 @@
+// Golden profiles (tests/golden/*.coz, written by hand with known answers) run through the
+// analysis: the known answers are checked here, and the whole JSON document is compared with
+// tests/golden/*.json. COZ_UPDATE_GOLDEN=1 rewrites the expected files; review the diff.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/causal_profile.h"
+#include "analysis/profile_data.h"
+#include "output/report_output.h"
+
+namespace coz::analysis {
+namespace {
+
+// Reads the golden files from their folder, so paths in the output are just their names.
+class Golden : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(getcwd(cwd_, sizeof cwd_), nullptr);
+    ASSERT_EQ(chdir(COZ_TEST_GOLDEN), 0) << COZ_TEST_GOLDEN;
+  }
+  void TearDown() override { ASSERT_EQ(chdir(cwd_), 0); }
+
+  Report analyse_files(const std::vector<std::string>& files, AnalysisOptions options = {}) {
+    data_ = ProfileData();
+    std::string error;
+    for (const std::string& f : files) {
+      EXPECT_TRUE(data_.read(f, &error)) << error;
+    }
+    Report r = analyse(data_, options);
+    rank(&r.series, SortOrder::kImpact);
+    return r;
+  }
+
+  // Compares the report's JSON with `<name>.json`.
+  void expect_golden(const Report& r, const std::string& name) {
+    std::string json = output::render_json(output::RenderContext{r, data_, "impact"});
+    std::string path = name + ".json";
+    if (getenv("COZ_UPDATE_GOLDEN")) {
+      std::ofstream(path) << json;
+    }
+    std::ifstream in(path);
+    std::stringstream expected;
+    expected << in.rdbuf();
+    EXPECT_EQ(json, expected.str()) << "golden " << path << " differs; COZ_UPDATE_GOLDEN=1 rewrites it";
+  }
+
+  const Series* find(const Report& r, const std::string& line, const std::string& point) {
+    for (const Series& s : r.series) {
+      if (s.line == line && s.point == point) {
+        return &s;
+      }
+    }
+    return nullptr;
+  }
+
+  ProfileData data_;
+
+ private:
+  char cwd_[PATH_MAX];
+};
+
+void expect_curve(const Series& s, const std::vector<std::pair<double, double>>& expected) {
+  ASSERT_EQ(s.curve.size(), expected.size()) << s.line;
+  for (size_t i = 0; i < expected.size(); i++) {
+    EXPECT_NEAR(s.curve[i].line_speedup, expected[i].first, 1e-9) << s.line << " point " << i;
+    EXPECT_NEAR(s.curve[i].program_speedup.value, expected[i].second, 1e-4) << s.line << " point " << i;
+  }
+}
+
+TEST_F(Golden, ThroughputCurvesBaselinesAndDroppedLines) {
+  AnalysisOptions o;
+  o.bootstrap = 200;
+  Report r = analyse_files({"throughput.coz"}, o);
+  EXPECT_EQ(r.experiments, 18u);
+  EXPECT_EQ(r.lines_tested, 4u);
+  EXPECT_EQ(r.dropped_few_speedups, 1u);  // c.c:30: a baseline and one speedup
+  EXPECT_EQ(r.dropped_no_baseline, 1u);   // d.c:40
+  ASSERT_EQ(r.series.size(), 2u);
+  const Series* a = find(r, "/src/a.c:10", "done");
+  const Series* b = find(r, "/src/b.c:20", "done");
+  ASSERT_TRUE(a && b);
+  expect_curve(*a, {{0, 0}, {0.1, 0.05}, {0.2, 0.1}, {0.5, 0.25}, {1.0, 0.5}});
+  expect_curve(*b, {{0, 0}, {0.25, -0.05}, {0.5, -0.1}, {0.75, -0.15}, {1.0, -0.2}});
+  EXPECT_NEAR(a->slope.value, 0.5, 1e-9);
+  EXPECT_NEAR(b->slope.value, -0.2, 1e-9);
+  EXPECT_NEAR(a->impact.value, 0.25, 1e-9);  // the mean of 0.5 x over [0, x] is 0.25 x, best at x = 1
+  EXPECT_NEAR(a->phase_factor, 1, 1e-9);    // sampled all run long: nothing to correct
+  EXPECT_TRUE(a->significant);
+  EXPECT_FALSE(a->contention);
+  EXPECT_TRUE(b->contention);
+  EXPECT_FALSE(b->significant);
+  EXPECT_EQ(r.series[0].line, "/src/a.c:10");  // ranked by impact
+  // Two identical experiments per speedup: the interval is the point itself.
+  EXPECT_TRUE(a->curve[2].program_speedup.has_interval);
+  EXPECT_NEAR(a->curve[2].program_speedup.low, 0.1, 1e-9);
+  // One experiment per speedup cannot be resampled within its speedup.
+  EXPECT_FALSE(b->curve[2].program_speedup.has_interval);
+  EXPECT_TRUE(r.diagnosis.code.empty());
+  expect_golden(r, "throughput");
+}
+
+TEST_F(Golden, PhaseCorrectionScalesByTheShareOfTheRun) {
+  Report r = analyse_files({"phases.coz"});
+  ASSERT_EQ(r.series.size(), 1u);
+  EXPECT_NEAR(r.series[0].phase_factor, 0.5, 1e-9);
+  expect_curve(r.series[0], {{0, 0}, {0.25, 0.05}, {0.5, 0.1}, {0.75, 0.15}, {1.0, 0.2}});
+  EXPECT_NEAR(r.series[0].curve[4].uncorrected, 0.4, 1e-9);
+  expect_golden(r, "phases");
+
+  AnalysisOptions o;
+  o.phase_correction = false;
+  Report raw = analyse_files({"phases.coz"}, o);
+  expect_curve(raw.series[0], {{0, 0}, {0.25, 0.1}, {0.5, 0.2}, {0.75, 0.3}, {1.0, 0.4}});
+  EXPECT_FALSE(raw.series[0].phase_corrected);
+}
+
+TEST_F(Golden, LatencyByLittlesLawLowerIsPositive) {
+  Report r = analyse_files({"latency.coz"});
+  const Series* req = find(r, "/src/l.c:7", "req");
+  const Series* served = find(r, "/src/l.c:7", "served");
+  ASSERT_TRUE(req && served);
+  EXPECT_EQ(req->kind, PointKind::kLatency);
+  EXPECT_NEAR(req->curve[0].value_ns, 2e6, 1);  // in-flight-ns / arrivals
+  expect_curve(*req, {{0, 0}, {0.2, 0.1}, {0.4, 0.2}, {0.6, 0.3}, {0.8, 0.4}});
+  expect_curve(*served, {{0, 0}, {0.2, 0}, {0.4, 0}, {0.6, 0}, {0.8, 0}});
+  EXPECT_TRUE(req->significant);
+  EXPECT_FALSE(served->significant);
+  expect_golden(r, "latency");
+}
+
+TEST_F(Golden, LoadSweepGivesAScalabilityTable) {
+  Report r = analyse_files({"loads.coz"});
+  ASSERT_EQ(r.levels.size(), 2u);
+  EXPECT_EQ(r.levels[0].label(), "1x");
+  EXPECT_EQ(r.levels[1].label(), "2x");
+  ASSERT_EQ(r.scalability.size(), 4u);  // (req, served) x (1x, 2x)
+  for (const ScalabilityRow& row : r.scalability) {
+    bool two = row.level.target == 2;
+    EXPECT_EQ(row.runs, 2u);
+    EXPECT_NEAR(row.throughput_per_s.value, two ? 2000 : 1000, 1e-6) << row.point;
+    EXPECT_NEAR(row.relative_throughput, two ? 2 : 1, 1e-9) << row.point;
+    EXPECT_NEAR(row.achieved_load, two ? 1.96 : 1.0, 1e-9);
+    if (row.kind == PointKind::kLatency) {
+      EXPECT_NEAR(row.latency_ns.value, two ? 3e6 : 1e6, 1e-3);
+    }
+  }
+  // Only 0% experiments: there is no causal profile, and the report says why.
+  EXPECT_TRUE(r.series.empty());
+  EXPECT_EQ(r.diagnosis.code, "few-speedups");
+  expect_golden(r, "loads");
+}
+
+TEST_F(Golden, MergedFilesAndAppendedRunsEqualOneProfile) {
+  AnalysisOptions o;
+  o.bootstrap = 0;
+  Report one = analyse_files({"throughput.coz"}, o);
+  Report merged = analyse_files({"merged_one.coz", "merged_two.coz"}, o);
+  EXPECT_EQ(merged.runs, 3u);
+  ASSERT_EQ(merged.series.size(), 2u);
+  for (const Series& s : merged.series) {
+    const Series* same = find(one, s.line, s.point);
+    ASSERT_TRUE(same) << s.line;
+    ASSERT_EQ(s.curve.size(), same->curve.size());
+    for (size_t i = 0; i < s.curve.size(); i++) {
+      EXPECT_NEAR(s.curve[i].program_speedup.value, same->curve[i].program_speedup.value, 1e-12);
+    }
+    EXPECT_NEAR(s.phase_factor, 1, 1e-9) << s.line;
+  }
+  expect_golden(merged, "merged");
+}
+
+TEST_F(Golden, CozLegacyProfileWithWrappedInFlightCount) {
+  Report r = analyse_files({"coz_legacy.coz"});
+  const Series* tput = find(r, "/tmp/cz/t.c:4", "t.c:6");
+  const Series* req = find(r, "/tmp/cz/t.c:4", "req");
+  ASSERT_TRUE(tput && req);
+  expect_curve(*tput, {{0, 0}, {0.25, 0.1251}, {0.5, 0.2498}, {0.75, 0.375}, {1.0, 0.5}});
+  // Little's law from Coz's end-of-experiment count: 2 in flight at 500 arrivals per 0.5 s.
+  EXPECT_NEAR(req->curve[0].value_ns, 2e6, 1);
+  EXPECT_NEAR(req->curve[2].program_speedup.value, 0.5, 1e-9);
+  ASSERT_EQ(data_.warnings().size(), 1u);
+  EXPECT_NE(data_.warnings()[0].find("negative number in flight"), std::string::npos);
+  expect_golden(r, "coz_legacy");
+}
+
+TEST_F(Golden, CozJsonLinesProfile) {
+  Report r = analyse_files({"coz_jsonl.coz"});
+  ASSERT_EQ(r.series.size(), 1u);
+  expect_curve(r.series[0], {{0, 0}, {0.1, 0.05}, {0.2, 0.1}, {0.5, 0.25}, {1.0, 0.5}});
+  EXPECT_TRUE(data_.inputs()[0].errors.empty());
+  expect_golden(r, "coz_jsonl");
+}
+
+TEST_F(Golden, TruncatedProfileKeepsEverythingBeforeTheCut) {
+  Report r = analyse_files({"truncated.coz"});
+  const std::vector<ParseError>& errors = data_.inputs()[0].errors;
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].line, 8u);  // `experiment	selected` is not key=value
+  EXPECT_EQ(errors[1].line, 23u);  // cut short: no end of line
+  EXPECT_NE(errors[1].message.find("truncated"), std::string::npos);
+  EXPECT_EQ(r.experiments, 10u);
+  ASSERT_EQ(r.series.size(), 1u);
+  EXPECT_FALSE(r.series[0].phase_corrected);  // the run never wrote its totals
+  expect_curve(r.series[0], {{0, 0}, {0.1, 0.05}, {0.2, 0.1}, {0.5, 0.25}, {1.0, 0.5}});
+  expect_golden(r, "truncated");
+}
+
+}  // namespace
+}  // namespace coz::analysis

@@ -1,0 +1,71 @@
+// Statistics for causal profiles: slope, Coz's impact measure, interpolation, percentile
+// intervals and Benjamini-Hochberg.
+#include "analysis/statistics.h"
+
+#include <gtest/gtest.h>
+
+namespace coz::analysis {
+namespace {
+
+TEST(Statistics, SlopeThroughTheOrigin) {
+  EXPECT_DOUBLE_EQ(slope_through_origin({{0, 0}, {0.5, 0.25}, {1, 0.5}}), 0.5);
+  EXPECT_DOUBLE_EQ(slope_through_origin({{0, 0}}), 0);
+  // Least squares: sum(xy) / sum(xx) = (0.5*0.3 + 1*0.4) / 1.25.
+  EXPECT_NEAR(slope_through_origin({{0.5, 0.3}, {1, 0.4}}), 0.44, 1e-12);
+}
+
+TEST(Statistics, ImpactIsTheBestMeanOverARangeFromZero) {
+  // Linear: the mean of k x over [0, x] is k x / 2, best at the largest x.
+  EXPECT_NEAR(impact({{0, 0}, {0.5, 0.25}, {1, 0.5}}), 0.25, 1e-12);
+  // Saturating at 0.2 from x = 0.2 on: the area over [0, 1] is 0.02 + 0.16; over [0, 0.2] the
+  // mean is 0.1; over [0, 1] it is 0.18, the best.
+  EXPECT_NEAR(impact({{0, 0}, {0.2, 0.2}, {1, 0.2}}), 0.18, 1e-12);
+  // Contention: negative everywhere, so the impact is negative too (it ranks last).
+  EXPECT_LT(impact({{0, 0}, {0.5, -0.1}, {1, -0.2}}), 0);
+  EXPECT_EQ(impact({{0, 0}}), 0);
+}
+
+TEST(Statistics, InterpolatesInsideTheMeasuredRangeOnly) {
+  std::vector<XY> c = {{0, 0}, {0.2, 0.1}, {0.6, 0.3}};
+  double y;
+  ASSERT_TRUE(interpolate(c, 0.2, &y));
+  EXPECT_DOUBLE_EQ(y, 0.1);
+  ASSERT_TRUE(interpolate(c, 0.4, &y));
+  EXPECT_NEAR(y, 0.2, 1e-12);
+  EXPECT_FALSE(interpolate(c, 1.0, &y));
+}
+
+TEST(Statistics, PercentileInterval) {
+  std::vector<double> v;
+  for (int i = 100; i >= 0; i--) {
+    v.push_back(i);
+  }
+  Interval in = percentile_interval(&v, 0.9);
+  EXPECT_NEAR(in.low, 5, 1e-9);
+  EXPECT_NEAR(in.high, 95, 1e-9);
+}
+
+TEST(Statistics, BenjaminiHochbergStepUp) {
+  // m = 5, q = 0.05: thresholds 0.01, 0.02, 0.03, 0.04, 0.05. The third-smallest p (0.025)
+  // passes its threshold, so the three smallest are rejected even though 0.021 > 0.02.
+  std::vector<bool> r = benjamini_hochberg({0.5, 0.001, 0.025, 0.021, 0.2}, 0.05);
+  EXPECT_EQ(r, (std::vector<bool>{false, true, true, true, false}));
+  EXPECT_EQ(benjamini_hochberg({0.2, 0.3}, 0.05), (std::vector<bool>{false, false}));
+  EXPECT_TRUE(benjamini_hochberg({}, 0.05).empty());
+}
+
+TEST(Statistics, RngIsTheSameStreamForTheSameSeed) {
+  Rng a(42), b(42), c(43);
+  uint64_t x = a.next();
+  EXPECT_EQ(x, b.next());
+  EXPECT_NE(x, c.next());
+  for (int i = 0; i < 1000; i++) {
+    EXPECT_LT(a.below(7), 7u);
+    double u = a.uniform();
+    EXPECT_GE(u, 0);
+    EXPECT_LT(u, 1);
+  }
+}
+
+}  // namespace
+}  // namespace coz::analysis
