@@ -125,62 +125,64 @@ double slope_permutation_p(PointKind kind, const std::vector<Observation>& obs, 
   return (static_cast<double>(extreme) + 1) / (static_cast<double>(rounds) + 1);
 }
 
-// Intervals for each curve point (resampling within each speedup and the baseline), and for the
-// slope and impact (resampling the series' experiments as a whole, as the profiler drew them).
+// Bootstrap over experiments, by residuals: each experiment's period (or latency) relative to its
+// speedup's mean is a residual; residuals pooled over the series are drawn again for every
+// experiment, keeping each speedup's experiments and weights. With the profiler's random design
+// most speedups have one to three experiments, too few to resample on their own (a percentile
+// interval from two experiments covers the truth far less often than it claims), while the
+// noise of an experiment hardly depends on the speedup. Gives intervals for every curve point,
+// the slope and the impact; none when no speedup has two experiments.
 void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector<Group>& groups,
                const AnalysisOptions& o, Rng rng) {
   if (o.bootstrap == 0) {
     return;
   }
-  std::vector<std::vector<size_t>> members(groups.size());
+  s->p_value = slope_permutation_p(s->kind, obs, o.bootstrap, &rng);
+  const bool tput = s->kind == PointKind::kThroughput;
+  auto cost = [tput](const Observation& e) { return tput ? e.duration_ns : e.in_flight_ns; };
+  std::vector<size_t> group_of(obs.size());
+  std::vector<double> residuals;
   for (size_t i = 0; i < obs.size(); i++) {
-    for (size_t g = 0; g < groups.size(); g++) {
-      if (groups[g].key == obs[i].key) {
-        members[g].push_back(i);
-      }
+    while (groups[group_of[i]].key != obs[i].key) {
+      group_of[i]++;
+    }
+    const Group& g = groups[group_of[i]];
+    double mean = g.value_ns(s->kind);
+    if (g.experiments >= 2 && obs[i].visits > 0 && mean > 0) {
+      double n = static_cast<double>(g.experiments);
+      residuals.push_back((cost(obs[i]) / obs[i].visits / mean - 1) * std::sqrt(n / (n - 1)));
     }
   }
-  const double factor = s->phase_factor;
-  std::vector<double> reps;
-  for (CurvePoint& p : s->curve) {
-    size_t g = 0;
-    while (g < groups.size() && groups[g].key != speedup_key(p.line_speedup)) {
-      g++;
-    }
-    if (g == 0 || g == groups.size() || members[0].size() < 2 || members[g].size() < 2) {
-      continue;  // the baseline is 0 by definition; a single experiment cannot be resampled
-    }
-    reps.clear();
-    for (size_t b = 0; b < o.bootstrap; b++) {
-      Group base, at;
-      for (size_t k = 0; k < members[0].size(); k++) {
-        base.add(obs[members[0][rng.below(members[0].size())]]);
-      }
-      for (size_t k = 0; k < members[g].size(); k++) {
-        at.add(obs[members[g][rng.below(members[g].size())]]);
-      }
-      double v0 = base.value_ns(s->kind), v = at.value_ns(s->kind);
-      if (v0 > 0 && v >= 0) {
-        reps.push_back((1 - v / v0) * factor);
-      }
-    }
-    if (reps.size() * 2 >= o.bootstrap) {
-      Interval in = percentile_interval(&reps, o.confidence);
-      p.program_speedup.has_interval = true;
-      p.program_speedup.low = in.low;
-      p.program_speedup.high = in.high;
-    }
+  if (residuals.size() < 2) {
+    return;
   }
 
-  std::vector<double> slopes, impacts;
-  std::vector<size_t> pick(obs.size());
+  // Replicates of each group's value: sum of weight x (mean x (1 + residual)) over its experiments.
+  std::vector<std::vector<double>> at(s->curve.size());
+  std::vector<double> slopes, impacts, value(groups.size());
   std::vector<XY> curve;
   for (size_t b = 0; b < o.bootstrap; b++) {
-    for (size_t& i : pick) {
-      i = rng.below(obs.size());
+    std::vector<double> cost_sum(groups.size(), 0);
+    for (size_t i = 0; i < obs.size(); i++) {
+      const Group& g = groups[group_of[i]];
+      double mean = g.value_ns(s->kind);
+      bool drawn = obs[i].visits > 0 && mean > 0;
+      double e = drawn ? residuals[rng.below(residuals.size())] : 0;
+      cost_sum[group_of[i]] += drawn ? obs[i].visits * mean * std::max(0.0, 1 + e) : cost(obs[i]);
     }
-    if (!speedup_curve(group_by_speedup(obs, &pick), s->kind, factor, &curve) || curve.size() < 2) {
+    curve.clear();
+    double base = groups[0].visits > 0 ? cost_sum[0] / groups[0].visits : 0;
+    if (base <= 0) {
       continue;
+    }
+    for (size_t k = 0; k < s->curve.size(); k++) {
+      size_t g = 0;
+      while (groups[g].key != speedup_key(s->curve[k].line_speedup)) {
+        g++;
+      }
+      double y = (1 - cost_sum[g] / groups[g].visits / base) * s->phase_factor;
+      at[k].push_back(y);
+      curve.push_back(XY{s->curve[k].line_speedup, k == 0 ? 0 : y});
     }
     slopes.push_back(slope_through_origin(curve));
     impacts.push_back(impact(curve));
@@ -188,7 +190,10 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
   if (slopes.size() * 2 < o.bootstrap) {
     return;
   }
-  s->p_value = slope_permutation_p(s->kind, obs, o.bootstrap, &rng);
+  for (size_t k = 1; k < s->curve.size(); k++) {
+    Interval in = percentile_interval(&at[k], o.confidence);
+    s->curve[k].program_speedup = Estimate{s->curve[k].program_speedup.value, true, in.low, in.high};
+  }
   Interval si = percentile_interval(&slopes, o.confidence);
   Interval ii = percentile_interval(&impacts, o.confidence);
   s->slope = Estimate{s->slope.value, true, si.low, si.high};
@@ -201,7 +206,7 @@ void flag_significant(std::vector<Series>* series, const AnalysisOptions& o) {
   std::map<std::tuple<std::string, int, LoadLevel>, std::vector<size_t>> families;
   for (size_t i = 0; i < series->size(); i++) {
     const Series& s = (*series)[i];
-    if (s.slope.has_interval) {
+    if (o.bootstrap > 0) {
       families[{s.point, static_cast<int>(s.kind), s.level}].push_back(i);
     }
   }

@@ -46,7 +46,24 @@ class Golden : public ::testing::Test {
     std::ifstream in(path);
     std::stringstream expected;
     expected << in.rdbuf();
-    EXPECT_EQ(json, expected.str()) << "golden " << path << " differs; COZ_UPDATE_GOLDEN=1 rewrites it";
+    // Report only the first line that differs: the documents are long.
+    auto lines = [](const std::string& text) {
+      std::vector<std::string> out;
+      std::istringstream in(text);
+      for (std::string l; std::getline(in, l);) {
+        out.push_back(l);
+      }
+      return out;
+    };
+    std::vector<std::string> got = lines(json), want = lines(expected.str());
+    for (size_t n = 0; n < std::max(got.size(), want.size()); n++) {
+      std::string g = n < got.size() ? got[n] : "<end>", w = n < want.size() ? want[n] : "<end>";
+      if (g != w) {
+        ADD_FAILURE() << path << ":" << n + 1 << ": expected `" << w << "`, got `" << g
+                      << "`; COZ_UPDATE_GOLDEN=1 rewrites the file";
+        return;
+      }
+    }
   }
 
   const Series* find(const Report& r, const std::string& line, const std::string& point) {
