@@ -48,7 +48,7 @@ def report(path, seed, extra=()):
 def calibration(tmp, profiles=40):
     rng = random.Random(1)
     truth = {f"/bench/l{i}.c:1": s for i, s in enumerate([0.0] * 24 + [0.3] * 4 + [0.6] * 2 + [-0.2] * 2)}
-    points = covered = slopes = slopes_covered = 0
+    points = covered = slopes = slopes_covered = impacts = impacts_covered = null_excluded = nulls = 0
     flagged = false_flags = real = found = contention_found = contention_real = 0
     widths = []
     for p in range(profiles):
@@ -64,6 +64,12 @@ def calibration(tmp, profiles=40):
                 points += 1
                 covered += c["low"] <= y <= c["high"]
                 widths.append(c["high"] - c["low"])
+            if s["impact"]["low"] is not None:
+                true_impact = slope * s["curve"][-1]["line_speedup"] / 2  # mean of slope x over [0, x_max]
+                impacts += 1
+                impacts_covered += s["impact"]["low"] <= true_impact <= s["impact"]["high"]
+                null_excluded += slope == 0 and not (s["impact"]["low"] <= 0 <= s["impact"]["high"])
+                nulls += slope == 0
             if s["slope"]["low"] is not None:
                 slopes += 1
                 slopes_covered += s["slope"]["low"] <= slope <= s["slope"]["high"]
@@ -77,6 +83,8 @@ def calibration(tmp, profiles=40):
     print(f"  curve points inside their 95% interval   {covered / points:6.1%}  ({covered}/{points}; median width "
           f"{statistics.median(widths) * 100:.1f} points)")
     print(f"  slopes inside their 95% interval         {slopes_covered / slopes:6.1%}  ({slopes_covered}/{slopes})")
+    print(f"  impacts inside their 95% interval        {impacts_covered / impacts:6.1%}  ({impacts_covered}/{impacts}; "
+          f"lines with no effect whose interval excludes 0: {null_excluded / nulls:.1%})")
     print(f"  false discoveries among 'significant'    {false_flags / max(flagged, 1):6.1%}  ({false_flags}/{flagged}; "
           f"target at most 5% on average)")
     print(f"  real effects flagged 'significant'       {found / real:6.1%}  ({found}/{real})")

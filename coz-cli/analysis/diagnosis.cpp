@@ -10,9 +10,27 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
     return {};
   }
   if (data.runs().empty() && data.experiments().empty()) {
+    size_t bad = 0;
+    for (const InputFile& in : data.inputs()) {
+      bad += in.errors.size();
+    }
+    if (bad > 0) {
+      return {"not-a-profile", "no profile record could be read (" + std::to_string(bad) +
+                                   " malformed lines): give a file written by coz run (or by Coz)"};
+    }
     return {"empty", "the profile holds no runs: write one with coz run -o FILE --- PROGRAM"};
   }
   if (data.experiments().empty()) {
+    bool ended = false;
+    for (const Run& r : data.runs()) {
+      ended = ended || r.has_runtime;
+    }
+    if (!ended) {
+      return {"too-short",
+              "no experiment finished, and the run did not end normally (no runtime record: was it "
+              "killed?); let the program run to its end, on an input that takes longer than one "
+              "experiment (500 ms at first), or use coz run --end-to-end"};
+    }
     if (data.sample_records() == 0) {
       return {"no-debug-info",
               "no sample fell in a source line in scope: build the program with -g, and check "
@@ -35,8 +53,8 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
   }
   if (report.dropped_few_speedups == 0) {
     return {"no-baseline",
-            "no line has a 0% (baseline) experiment to compare with: run again without "
-            "--fixed-speedup, or add a run with --fixed-speedup 0"};
+            "no line has a 0% (baseline) experiment that reached a progress point, to compare with: "
+            "run again without --fixed-speedup, or add a run with --fixed-speedup 0"};
   }
   char text[400];
   snprintf(text, sizeof text,

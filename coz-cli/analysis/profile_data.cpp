@@ -1,8 +1,13 @@
 // Turns profile records into experiments, runs and sample counts (see profile_data.h).
 #include "analysis/profile_data.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace coz::analysis {
 namespace {
@@ -46,16 +51,31 @@ Run& ProfileData::current_run(const std::string& file) {
 }
 
 bool ProfileData::read(const std::string& path, std::string* error) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    *error = "cannot read " + path + ": " + strerror(errno);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    *error = path + " is a directory, not a profile";
+    return false;
+  }
+  for (const InputFile& in : inputs_) {
+    if (in.path == path) {
+      warnings_.push_back(path + " was given twice; it is read once");
+      return true;
+    }
+  }
   std::vector<Record> records;
   std::vector<ParseError> errors;
   if (!read_profile(path, &records, &errors)) {
-    *error = "cannot read " + path + ": no such file or not readable";
+    *error = "cannot read " + path + ": not readable (check its permissions)";
     return false;
   }
   add(path, records);
-  for (ParseError& e : errors) {
-    inputs_.back().errors.push_back(std::move(e));
-  }
+  std::vector<ParseError>& all = inputs_.back().errors;
+  all.insert(all.end(), errors.begin(), errors.end());
+  std::stable_sort(all.begin(), all.end(), [](const ParseError& a, const ParseError& b) { return a.line < b.line; });
   return true;
 }
 
@@ -64,6 +84,7 @@ void ProfileData::add(const std::string& file, const std::vector<Record>& record
   run_open_ = false;
   InputFile& input = inputs_.back();
   Experiment* open = nullptr;  // the experiment later point records belong to
+  bool skipping = false;       // the last experiment record was rejected: so are its points
   bool wrapped_warned = false;
   auto complain = [&](const Record& r, std::string message) {
     input.errors.push_back(ParseError{file, r.line, std::move(message)});
@@ -75,18 +96,26 @@ void ProfileData::add(const std::string& file, const std::vector<Record>& record
         runs_.push_back(Run{file, false, 0, {}, 0});
         run_open_ = true;
         open = nullptr;
+        skipping = false;
         break;
       case RecordKind::kExperiment: {
         open = nullptr;
+        skipping = true;  // its point records go with it unless it is valid
         if (!r.find("selected") || !r.find("speedup") || !r.find("duration")) {
           complain(r, "experiment record without selected, speedup and duration; skipped");
           break;
         }
         double speedup = r.real("speedup", -1);
-        if (speedup < 0 || speedup > 1) {
-          complain(r, "experiment speedup is not between 0 and 1; skipped");
+        if (!(speedup >= 0 && speedup <= 1)) {
+          complain(r, "experiment speedup is not a number from 0 to 1; skipped");
           break;
         }
+        if (!(r.real("duration", -1) >= 0) || !(r.real("elapsed", 0) >= 0) ||
+            !(r.real("selected-samples", 0) >= 0)) {
+          complain(r, "experiment duration, elapsed or selected-samples is not a number of 0 or more; skipped");
+          break;
+        }
+        skipping = false;
         Run& run = current_run(file);
         Experiment e;
         e.line = r.text("selected");
@@ -106,7 +135,17 @@ void ProfileData::add(const std::string& file, const std::vector<Record>& record
       case RecordKind::kThroughputPoint:
       case RecordKind::kLatencyPoint: {
         if (!open) {
-          complain(r, r.type + " record outside an experiment; skipped");
+          if (!skipping) {
+            complain(r, r.type + " record outside an experiment; skipped");
+          }
+          break;
+        }
+        bool counts_ok = true;
+        for (const char* key : {"delta", "arrivals", "departures", "difference", "in-flight-ns"}) {
+          counts_ok = counts_ok && (!r.find(key) || r.real(key, -1) >= 0);
+        }
+        if (!counts_ok) {
+          complain(r, "a count in this " + r.type + " record is not a number of 0 or more; skipped");
           break;
         }
         PointCounts p;

@@ -42,18 +42,14 @@ double slope_through_origin(const std::vector<XY>& points) {
 }
 
 double impact(const std::vector<XY>& points) {
-  if (points.size() < 2) {
+  if (points.size() < 2 || points.back().x <= 0) {
     return 0;
   }
   double area = 0;
-  double best = -INFINITY;
   for (size_t i = 1; i < points.size(); i++) {
     area += (points[i].x - points[i - 1].x) * (points[i].y + points[i - 1].y) / 2;
-    if (points[i].x > 0) {
-      best = std::max(best, area / points[i].x);
-    }
   }
-  return std::isfinite(best) ? best : 0;
+  return area / points.back().x;
 }
 
 bool interpolate(const std::vector<XY>& points, double x, double* y) {

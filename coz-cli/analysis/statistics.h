@@ -41,9 +41,11 @@ struct XY {
 // definition). Points at x = 0 add nothing. Returns 0 when no point has x > 0.
 double slope_through_origin(const std::vector<XY>& points);
 
-// Coz's area-based impact: over each range [0, x] of measured line speedups, the area under the
-// piecewise-linear curve divided by x (the mean program speedup over that range); the largest.
-// `points` sorted by x, starting at the baseline (0, 0). Returns 0 with fewer than two points.
+// Area-based impact: the area under the piecewise-linear curve over the measured line speedups,
+// divided by the largest of them: the mean program speedup over [0, x_max]. Coz's viewer takes
+// the best such mean over every prefix [0, x]; a maximum is biased upward by noise (a line with
+// no effect shows a positive impact, and its interval excludes 0 far too often), so this uses the
+// whole range. `points` sorted by x, starting at the baseline (0, 0). 0 with fewer than 2 points.
 double impact(const std::vector<XY>& points);
 
 // The value of the piecewise-linear curve at x; false outside the measured range.

@@ -115,11 +115,13 @@ bool parse_args(const std::vector<std::string>& args, ReportArgs* out, std::stri
       }
       out->analysis.bootstrap = static_cast<size_t>(d);
     } else if (a == "--seed") {
-      if (!next(&v) || !parse_number(v, 0, 1e18, &d) || d != static_cast<double>(static_cast<uint64_t>(d))) {
-        *error = "--seed takes a whole number";
+      char* end = nullptr;
+      errno = 0;
+      if (!next(&v) || v.empty() || v[0] == '-' ||
+          (out->analysis.seed = strtoull(v.c_str(), &end, 10), *end != '\0' || errno != 0)) {
+        *error = "--seed takes a whole number from 0 to 18446744073709551615";
         return false;
       }
-      out->analysis.seed = static_cast<uint64_t>(d);
     } else if (a == "--fdr") {
       if (!next(&v) || !parse_number(v, 0.0001, 0.5, &d)) {
         *error = "--fdr takes a rate from 0.0001 to 0.5, e.g. 0.05";
@@ -199,6 +201,13 @@ bool select(const ReportArgs& args, analysis::Report* report, std::string* error
     return a.level < b.level;
   });
   report->series = std::move(kept);
+  std::vector<analysis::ScalabilityRow> rows;
+  for (analysis::ScalabilityRow& row : report->scalability) {
+    if ((args.point.empty() || row.point == args.point) && (args.load.empty() || level_matches(row.level, args.load))) {
+      rows.push_back(std::move(row));
+    }
+  }
+  report->scalability = std::move(rows);
   return true;
 }
 

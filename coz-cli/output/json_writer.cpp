@@ -94,9 +94,19 @@ JsonWriter& JsonWriter::value(std::string_view key, double number) {
   }
   item(key);
   char buf[32];
-  // Six significant digits: enough for any speedup or rate, and stable for golden files.
-  snprintf(buf, sizeof buf, "%.6g", number == 0 ? 0.0 : number);
+  if (number == std::floor(number) && std::fabs(number) < 1e15) {
+    snprintf(buf, sizeof buf, "%.0f", number == 0 ? 0.0 : number);  // counts, ns, seeds: exact
+  } else {
+    // Six significant digits: enough for any speedup or rate, and stable for golden files.
+    snprintf(buf, sizeof buf, "%.6g", number);
+  }
   out_.append(buf);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(std::string_view key, size_t count) {
+  item(key);
+  out_.append(std::to_string(count));
   return *this;
 }
 

@@ -18,7 +18,7 @@ class JsonWriter {
   JsonWriter& value(std::string_view key, const char* text) { return value(key, std::string_view(text)); }
   JsonWriter& value(std::string_view key, double number);
   JsonWriter& value(std::string_view key, bool flag);
-  JsonWriter& value(std::string_view key, size_t count) { return value(key, static_cast<double>(count)); }
+  JsonWriter& value(std::string_view key, size_t count);
   JsonWriter& null(std::string_view key);
 
   // The document, ending in a newline once every object and array is closed.

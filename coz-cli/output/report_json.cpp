@@ -48,7 +48,7 @@ std::string render_json(const RenderContext& ctx) {
   w.begin_object("settings")
       .value("confidence", r.options.confidence)
       .value("bootstrap", r.options.bootstrap)
-      .value("seed", static_cast<double>(r.options.seed))
+      .value("seed", static_cast<size_t>(r.options.seed))
       .value("min_speedups", r.options.min_speedups)
       .value("phase_correction", r.options.phase_correction)
       .value("fdr", r.options.fdr)

@@ -14,12 +14,18 @@ using analysis::PointKind;
 
 void appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void appendf(std::string* out, const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
+  va_list ap, again;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_copy(again, ap);
+  int n = vsnprintf(nullptr, 0, fmt, ap);
   va_end(ap);
-  out->append(buf);
+  if (n > 0) {
+    size_t at = out->size();
+    out->resize(at + static_cast<size_t>(n) + 1);
+    vsnprintf(&(*out)[at], static_cast<size_t>(n) + 1, fmt, again);
+    out->resize(at + static_cast<size_t>(n));
+  }
+  va_end(again);
 }
 
 std::string percent(double v) {
@@ -115,11 +121,9 @@ void scalability_table(std::string* out, const analysis::Report& r) {
               std::to_string(conf) + "% CI]").c_str(), "relative", "latency", "exps");
       last = title;
     }
-    std::string achieved = row.achieved_load >= 0 ? rate(row.achieved_load) : "-";
+    char achieved[16] = "-";
     if (row.achieved_load >= 0) {
-      char buf[16];
-      snprintf(buf, sizeof buf, "%.2f", row.achieved_load);
-      achieved = buf;
+      snprintf(achieved, sizeof achieved, "%.2f", row.achieved_load);
     }
     std::string tput = rate(row.throughput_per_s.value);
     if (row.throughput_per_s.has_interval) {
@@ -128,7 +132,7 @@ void scalability_table(std::string* out, const analysis::Report& r) {
     char rel[16];
     snprintf(rel, sizeof rel, "%.2f", row.relative_throughput);
     std::string latency = row.kind == PointKind::kLatency ? duration(row.latency_ns.value) : "-";
-    appendf(out, "  %-16s %8s %-30s %9s %-12s %5zu\n", row.level.label().c_str(), achieved.c_str(), tput.c_str(), rel,
+    appendf(out, "  %-16s %8s %-30s %9s %-12s %5zu\n", row.level.label().c_str(), achieved, tput.c_str(), rel,
             latency.c_str(), row.experiments);
   }
 }
@@ -173,7 +177,7 @@ std::string render_text(const RenderContext& ctx) {
   if (!r.series.empty()) {
     int conf = static_cast<int>(std::lround(r.options.confidence * 100));
     appendf(&out,
-            "\nimpact: mean program speedup over line speedups 0..x, best x (Coz's area measure); @N%%: "
+            "\nimpact: mean program speedup over the measured line speedups (area under the curve); @N%%: "
             "predicted\nprogram speedup if the line ran N%% faster; %s%d%% intervals by bootstrap over experiments; "
             "significant /\ncontention: the line's speedup changes the program's (permutation test of the slope, "
             "%.0f%% false\ndiscovery rate, Benjamini-Hochberg), for the better / the worse; phase xF: scaled by "

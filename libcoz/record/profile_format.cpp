@@ -1,11 +1,14 @@
 // Writer and reader for the tab-separated profile format (see profile_format.h).
 #include "record/profile_format.h"
 
+#include "record/json_line.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -67,153 +70,6 @@ std::string unescape(std::string_view value) {
   return out;
 }
 
-// Coz's newer JSON-lines profiles: one flat object per line, `{"type":"experiment",...}`.
-// Values are strings, numbers, booleans or null; each becomes a field holding its text.
-class JsonLine {
- public:
-  explicit JsonLine(std::string_view text) : s_(text) {}
-
-  bool parse(Record* out, std::string* message) {
-    skip_space();
-    if (!eat('{')) {
-      return fail(message, "a JSON record must be one object on one line");
-    }
-    skip_space();
-    bool first = true;
-    while (!eat('}')) {
-      if (!first && !eat(',')) {
-        return fail(message, "expected ',' or '}' in the JSON record");
-      }
-      first = false;
-      skip_space();
-      std::string key, value;
-      if (!string(&key)) {
-        return fail(message, "expected a quoted key in the JSON record");
-      }
-      skip_space();
-      if (!eat(':')) {
-        return fail(message, "expected ':' after \"" + key + "\"");
-      }
-      skip_space();
-      if (!scalar(&value)) {
-        return fail(message, "the value of \"" + key + "\" is not a string, number, boolean or null");
-      }
-      skip_space();
-      if (key == "type") {
-        out->type = value;
-      } else {
-        out->fields.push_back({key, value});
-      }
-    }
-    skip_space();
-    if (i_ != s_.size()) {
-      return fail(message, "text after the end of the JSON record");
-    }
-    if (out->type.empty()) {
-      return fail(message, "the JSON record has no \"type\"");
-    }
-    out->kind = record_kind_from_type(out->type);
-    return true;
-  }
-
- private:
-  static bool fail(std::string* message, std::string text) {
-    *message = std::move(text);
-    return false;
-  }
-  void skip_space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) {
-      i_++;
-    }
-  }
-  bool eat(char c) {
-    if (i_ < s_.size() && s_[i_] == c) {
-      i_++;
-      return true;
-    }
-    return false;
-  }
-  bool string(std::string* out) {
-    if (!eat('"')) {
-      return false;
-    }
-    while (i_ < s_.size()) {
-      char c = s_[i_++];
-      if (c == '"') {
-        return true;
-      }
-      if (c != '\\') {
-        out->push_back(c);
-        continue;
-      }
-      if (i_ >= s_.size()) {
-        return false;
-      }
-      char e = s_[i_++];
-      switch (e) {
-        case 'n': out->push_back('\n'); break;
-        case 't': out->push_back('\t'); break;
-        case 'r': out->push_back('\r'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'u': {
-          if (i_ + 4 > s_.size()) {
-            return false;
-          }
-          unsigned code = static_cast<unsigned>(strtoul(std::string(s_.substr(i_, 4)).c_str(), nullptr, 16));
-          i_ += 4;
-          // Profiles hold paths and names; code points above U+07FF are kept as UTF-8 too.
-          if (code < 0x80) {
-            out->push_back(static_cast<char>(code));
-          } else if (code < 0x800) {
-            out->push_back(static_cast<char>(0xC0 | (code >> 6)));
-            out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
-          } else {
-            out->push_back(static_cast<char>(0xE0 | (code >> 12)));
-            out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
-            out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
-          }
-          break;
-        }
-        default: out->push_back(e);
-      }
-    }
-    return false;
-  }
-  bool scalar(std::string* out) {
-    if (i_ < s_.size() && s_[i_] == '"') {
-      return string(out);
-    }
-    size_t start = i_;
-    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ' ' && s_[i_] != '\t') {
-      i_++;
-    }
-    std::string_view word = s_.substr(start, i_ - start);
-    if (word == "true" || word == "false") {
-      *out = std::string(word);
-      return true;
-    }
-    if (word == "null") {
-      out->clear();
-      return true;
-    }
-    if (word.empty()) {
-      return false;
-    }
-    std::string text(word);
-    char* end = nullptr;
-    strtod(text.c_str(), &end);
-    if (*end != '\0') {
-      return false;
-    }
-    *out = std::move(text);
-    return true;
-  }
-
-  std::string_view s_;
-  size_t i_ = 0;
-};
-
 }  // namespace
 
 RecordKind record_kind_from_type(std::string_view type) {
@@ -258,9 +114,15 @@ double Record::real(std::string_view key, double fallback) const {
   if (!v || v->empty()) {
     return fallback;
   }
+  // Decimal numbers only: no nan, inf or hexadecimal, which strtod would also take.
+  char first = (*v)[0];
+  if (!((first >= '0' && first <= '9') || first == '-' || first == '+' || first == '.') ||
+      v->find_first_of("xXnN") != std::string::npos) {
+    return fallback;
+  }
   char* end = nullptr;
   double d = strtod(v->c_str(), &end);
-  return *end == '\0' ? d : fallback;
+  return *end == '\0' && std::isfinite(d) ? d : fallback;
 }
 
 RecordBuilder& RecordBuilder::begin(std::string_view type) {
@@ -359,7 +221,7 @@ bool parse_record(std::string_view line, Record* out, std::string* message) {
     return true;
   }
   if (line.front() == '{') {
-    return JsonLine(line).parse(out, message);
+    return parse_json_record(line, out, message);
   }
   size_t pos = line.find('\t');
   std::string_view type = line.substr(0, pos);

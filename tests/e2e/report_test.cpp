@@ -77,6 +77,15 @@ TEST(CozReport, BadInputGetsOneClearLine) {
   EXPECT_EQ(option.status, 2);
   EXPECT_NE(option.err.find("--sort takes impact, slope, max or name"), std::string::npos) << option.err;
 
+  auto directory = run_process({COZ_TEST_CLI, "report", dir.path()});
+  EXPECT_EQ(directory.status, 2);
+  EXPECT_NE(directory.err.find("is a directory, not a profile"), std::string::npos) << directory.err;
+
+  std::ofstream(dir.file("garbage.coz")) << "hello world\n{not json}\n";
+  auto garbage = run_process({COZ_TEST_CLI, "report", dir.file("garbage.coz")});
+  EXPECT_EQ(garbage.status, 1);
+  EXPECT_NE(garbage.err.find("no profile record could be read (2 malformed lines)"), std::string::npos) << garbage.err;
+
   auto bad = run_process({COZ_TEST_CLI, "report", golden("truncated.coz")});
   EXPECT_EQ(bad.status, 0) << bad.err;
   EXPECT_NE(bad.err.find("truncated.coz:8: "), std::string::npos) << bad.err;
@@ -88,8 +97,27 @@ TEST(CozReport, FiltersByPointAndLoad) {
   ASSERT_EQ(latency.status, 0) << latency.err;
   EXPECT_NE(latency.out.find("\"req\" (latency), load 1x: 1 line"), std::string::npos) << latency.out;
   EXPECT_EQ(latency.out.find("\"served\""), std::string::npos) << latency.out;
-  auto sweep = run_process({COZ_TEST_CLI, "report", "--load", "2x", "--json", golden("loads.coz")});
+  auto sweep = run_process({COZ_TEST_CLI, "report", "--load", "2x", "--point", "served", golden("loads.coz")});
   EXPECT_EQ(sweep.status, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("scalability of \"served\""), std::string::npos) << sweep.out;
+  EXPECT_EQ(sweep.out.find("\"req\""), std::string::npos) << sweep.out;
+  EXPECT_EQ(sweep.out.find("1x"), std::string::npos) << sweep.out;
+}
+
+TEST(CozReport, UncorrectedAndSortOptions) {
+  auto corrected = run_process({COZ_TEST_CLI, "report", golden("phases.coz")});
+  EXPECT_NE(corrected.out.find("+20.0%  "), std::string::npos) << corrected.out;  // at 100%: 0.4 x 0.5
+  EXPECT_NE(corrected.out.find("phase x0.50"), std::string::npos) << corrected.out;
+  auto raw = run_process({COZ_TEST_CLI, "report", "--uncorrected", golden("phases.coz")});
+  EXPECT_NE(raw.out.find("+40.0%  "), std::string::npos) << raw.out;
+  EXPECT_NE(raw.out.find("not phase-corrected"), std::string::npos) << raw.out;
+  auto by_name = run_process({COZ_TEST_CLI, "report", "--sort", "name", "--json", "--seed", "18446744073709551615",
+                              golden("throughput.coz")});
+  EXPECT_NE(by_name.out.find("\"sort\": \"name\""), std::string::npos);
+  EXPECT_NE(by_name.out.find("\"seed\": 18446744073709551615"), std::string::npos) << by_name.out;
+  auto twice = run_process({COZ_TEST_CLI, "report", golden("phases.coz"), golden("phases.coz")});
+  EXPECT_NE(twice.out.find("was given twice; it is read once"), std::string::npos) << twice.out;
+  EXPECT_NE(twice.out.find("1 run,"), std::string::npos) << twice.out;
 }
 
 }  // namespace

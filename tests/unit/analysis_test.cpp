@@ -66,6 +66,50 @@ TEST(ProfileData, PointRecordsOutsideAnExperimentAndUnknownTypesAreReported) {
   EXPECT_EQ(d.experiments().size(), 1u);
 }
 
+TEST(ProfileData, NonFiniteAndNegativeNumbersAreRejectedWithTheirLine) {
+  std::string text = "startup\ttime=1\n" + experiment(0, 10) +                        // lines 2-3
+                     "experiment\tselected=/a.c:1\tspeedup=nan\tduration=500000000\n" +  // 4
+                     "throughput-point\tname=done\tdelta=10\n" +                        // 5: goes with it
+                     "experiment\tselected=/a.c:1\tspeedup=0.5\tduration=-3e9\n" +      // 6
+                     "experiment\tselected=/a.c:1\tspeedup=0.5\tduration=inf\n" +       // 7
+                     "experiment\tselected=/a.c:1\tspeedup=0x1p-1\tduration=5\n" +      // 8
+                     experiment(0.5, 10) +                                                  // 9-10
+                     "throughput-point\tname=other\tdelta=-1000\n";                      // 11
+  ProfileData d = from_text(text);
+  std::vector<size_t> lines;
+  for (const ParseError& e : d.inputs()[0].errors) {
+    lines.push_back(e.line);
+  }
+  EXPECT_EQ(lines, (std::vector<size_t>{4, 6, 7, 8, 11}));
+  ASSERT_EQ(d.experiments().size(), 2u);
+  EXPECT_EQ(d.experiments()[1].points.size(), 1u);  // "other" was dropped, "done" kept
+}
+
+TEST(Ranking, EveryOrder) {
+  // a: 0.5 x; d: 0.3 from 10% on (saturates); c: slows the program.
+  std::string text = "startup\ttime=1\n";
+  for (double x : {0.0, 0.1, 0.25, 0.5, 0.75, 1.0}) {
+    text += experiment(x, static_cast<int>(std::lround(1e4 / (1 - 0.5 * x))), "/a.c:1");
+    text += experiment(x, static_cast<int>(std::lround(1e4 / (1 - (x > 0 ? 0.3 : 0)))), "/d.c:4");
+    text += experiment(x, static_cast<int>(std::lround(1e4 / (1 + 0.2 * x))), "/c.c:3");
+  }
+  AnalysisOptions o;
+  o.bootstrap = 0;
+  Report r = analyse(from_text(text), o);
+  auto order = [&r](SortOrder by) {
+    rank(&r.series, by);
+    std::string names;
+    for (const Series& s : r.series) {
+      names += s.line.substr(1, 1);
+    }
+    return names;
+  };
+  EXPECT_EQ(order(SortOrder::kImpact), "dac");      // mean over [0, 1]: 0.285 against 0.25
+  EXPECT_EQ(order(SortOrder::kSlope), "adc");       // 0.5 against about 0.41
+  EXPECT_EQ(order(SortOrder::kMaxSpeedup), "adc");  // 0.5 against 0.3
+  EXPECT_EQ(order(SortOrder::kName), "acd");
+}
+
 // --- property tests ------------------------------------------------------------------------
 
 double normal(Rng* rng) {

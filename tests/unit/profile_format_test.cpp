@@ -153,6 +153,17 @@ TEST(ParseRecord, ReadsCozJsonLines) {
   ASSERT_TRUE(parse_record(R"({"type":"progress-point","name":"old","delta":2})", &r, &message)) << message;
   EXPECT_EQ(r.kind, RecordKind::kThroughputPoint);  // Coz 0.1's name for it
 
+  // A surrogate pair is one code point, written as 4-byte UTF-8.
+  ASSERT_TRUE(parse_record(R"({"type":"samples","location":"\ud83d\ude00.c:1"})", &r, &message)) << message;
+  EXPECT_EQ(r.text("location"), "\xf0\x9f\x98\x80.c:1");
+  EXPECT_FALSE(parse_record(R"({"type":"samples","location":"\ud83d.c:1"})", &r, &message));  // half a pair
+  EXPECT_FALSE(parse_record(R"({"type":"samples","location":"\uZZZZ"})", &r, &message));
+  for (const char* number : {"nan", "inf", "-inf", "0x10", "1e", "01", ".5", "+1"}) {
+    std::string line = std::string(R"({"type":"samples","count":)") + number + "}";
+    EXPECT_FALSE(parse_record(line, &r, &message)) << number;
+  }
+  EXPECT_TRUE(parse_record(R"({"type":"samples","count":-1.5e+3})", &r, &message)) << message;
+
   EXPECT_FALSE(parse_record(R"({"selected":"a.c:1"})", &r, &message));
   EXPECT_NE(message.find("no \"type\""), std::string::npos) << message;
   EXPECT_FALSE(parse_record(R"({"type":"experiment","speedup":0.2)", &r, &message));

@@ -14,12 +14,13 @@ TEST(Statistics, SlopeThroughTheOrigin) {
   EXPECT_NEAR(slope_through_origin({{0.5, 0.3}, {1, 0.4}}), 0.44, 1e-12);
 }
 
-TEST(Statistics, ImpactIsTheBestMeanOverARangeFromZero) {
-  // Linear: the mean of k x over [0, x] is k x / 2, best at the largest x.
+TEST(Statistics, ImpactIsTheMeanOverTheMeasuredRange) {
+  // Linear: the mean of k x over [0, 1] is k / 2.
   EXPECT_NEAR(impact({{0, 0}, {0.5, 0.25}, {1, 0.5}}), 0.25, 1e-12);
-  // Saturating at 0.2 from x = 0.2 on: the area over [0, 1] is 0.02 + 0.16; over [0, 0.2] the
-  // mean is 0.1; over [0, 1] it is 0.18, the best.
+  // Saturating at 0.2 from x = 0.2 on: the area over [0, 1] is 0.02 + 0.16.
   EXPECT_NEAR(impact({{0, 0}, {0.2, 0.2}, {1, 0.2}}), 0.18, 1e-12);
+  // Measured up to 0.5 only: the mean over [0, 0.5].
+  EXPECT_NEAR(impact({{0, 0}, {0.5, 0.3}}), 0.15, 1e-12);
   // Contention: negative everywhere, so the impact is negative too (it ranks last).
   EXPECT_LT(impact({{0, 0}, {0.5, -0.1}, {1, -0.2}}), 0);
   EXPECT_EQ(impact({{0, 0}}), 0);
