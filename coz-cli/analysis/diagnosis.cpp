@@ -31,7 +31,7 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
               "killed?); let the program run to its end, on an input that takes longer than one "
               "experiment (500 ms at first), or use coz run --end-to-end"};
     }
-    if (data.sample_records() == 0) {
+    if (data.sample_records() == 0 && report.runtime_ns >= 1e8) {  // long enough for 100 samples
       return {"no-debug-info",
               "no sample fell in a source line in scope: build the program with -g, and check "
               "--binary-scope and --source-scope"};

@@ -191,6 +191,11 @@ TEST(CozRun, PassesThroughStdioAndExitStatus) {
   EXPECT_EQ(r.status, 7);
   EXPECT_EQ(r.out, "hello\nworld\n");
   EXPECT_NE(r.err.find("to stderr\n"), std::string::npos);
+  // The two-line summary says why a run this short gives no causal profile.
+  EXPECT_NE(r.err.find("coz: profile written to " + profile + ": 0 experiments this run, 0 in all\n"
+                       "coz: warning: no experiment finished: the program ran "),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(CozRun, KilledProgramGives128PlusSignalAndKeepsTheProfile) {

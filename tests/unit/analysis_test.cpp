@@ -44,6 +44,8 @@ std::string experiment(double speedup, int visits, const char* line = "/a.c:1") 
 TEST(Diagnosis, SaysWhyNothingCanBeShown) {
   EXPECT_EQ(diagnosis_of(""), "empty");
   EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=300000000\n"), "no-debug-info");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=2000000\n"), "too-short");  // 2 ms: no sample yet
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n"), "too-short");  // killed before it wrote its totals
   EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=300000000\nsamples\tlocation=/a.c:1\tcount=300\n"),
             "too-short");
   EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 0) + experiment(0.5, 0)), "no-progress");
