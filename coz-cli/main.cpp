@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/plot.h"
 #include "commands/report.h"
 #include "commands/run.h"
 
@@ -15,6 +16,7 @@ const char* const kUsage =
     "commands:\n"
     "  run [options] --- program [args...]   profile a program (see coz run --help)\n"
     "  report [options] [profile.coz...]     show the causal profile (see coz report --help)\n"
+    "  plot [options] [profile.coz...]       write it as an HTML page (see coz plot --help)\n"
     "\n"
     "options:\n"
     "  -h, --help      show this help\n"
@@ -39,6 +41,9 @@ int main(int argc, char** argv) {
   }
   if (command == "report") {
     return coz::cli::report_command(args);
+  }
+  if (command == "plot") {
+    return coz::cli::plot_command(args);
   }
   fprintf(stderr, "coz: error: unknown command '%s'; try coz --help\n", command.c_str());
   return 2;

@@ -2,6 +2,8 @@
 // for signal handlers and early start-up. Everything here is async-signal-safe.
 #pragma once
 
+#include <errno.h>
+
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -30,6 +32,9 @@ inline uint64_t wall_clock_ns() {
 // The signal that tells a thread its sample buffer has a batch ready. A real-time signal near
 // the top of the range, so the program keeps SIGPROF and the low real-time signals for itself.
 inline int sample_signal() { return SIGRTMAX - 2; }
+
+// The program as it was started (argv[0]), for the profile's startup record.
+inline const char* program_name() { return program_invocation_name ? program_invocation_name : ""; }
 
 // perf_event's register number for the user stack pointer on this CPU (PERF_REG_*_SP).
 #if defined(__x86_64__)

@@ -10,4 +10,6 @@ rm -f build/example.coz
 echo
 ./build/bin/coz report build/example.coz
 echo
-echo "Profile: $(pwd)/build/example.coz (coz report --json for the viewer's data)"
+echo "Profile: $(pwd)/build/example.coz"
+# The same profile as a page that opens from disk, with no server and no network.
+echo "Report:  $(./build/bin/coz plot -o "$(pwd)/build/example.html" build/example.coz)"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages needed to build and test the profiler. Idempotent: does nothing
-# (not even apt-get update) when everything is already installed.
+# Installs what is needed to build and test the profiler on Debian 12: the Debian packages, and
+# the viewer's npm packages (pinned by viewer/package-lock.json; `npm ci`). Idempotent: does
+# nothing (not even apt-get update) when everything is already there.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev)
 
@@ -11,19 +13,33 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+# Node.js may come from elsewhere (NodeSource bundles npm): only install Debian's when absent.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
+# The browser the viewer's tests drive (Playwright never downloads one here).
+if [ ! -x /usr/bin/chromium ]; then
+  missing+=(chromium)
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  if ! command -v sudo >/dev/null; then
-    echo "deps.sh: need root to install: ${missing[*]} (run as root or install sudo)" >&2
-    exit 1
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null; then
+      echo "deps.sh: need root to install: ${missing[*]} (run as root or install sudo)" >&2
+      exit 1
+    fi
+    sudo="sudo"
   fi
-  sudo="sudo"
+  echo "deps.sh: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "deps.sh: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# The viewer's libraries (bundled into every page `coz plot` writes) and Playwright for its
+# tests, exactly as locked. Skipped when node_modules already matches the lock file.
+if [ ! -f viewer/node_modules/.package-lock.json ] || [ viewer/package-lock.json -nt viewer/node_modules/.package-lock.json ]; then
+  echo "deps.sh: npm ci in viewer/"
+  (cd viewer && npm ci --no-audit --no-fund --loglevel=error)
+fi

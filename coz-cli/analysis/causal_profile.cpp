@@ -344,4 +344,11 @@ void rank(std::vector<Series>* series, SortOrder order) {
   });
 }
 
+void rank_in_groups(std::vector<Series>* series, SortOrder order) {
+  rank(series, order);
+  std::stable_sort(series->begin(), series->end(), [](const Series& a, const Series& b) {
+    return std::tie(a.point, a.kind, a.level) < std::tie(b.point, b.kind, b.level);
+  });
+}
+
 }  // namespace coz::analysis

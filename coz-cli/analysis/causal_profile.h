@@ -103,4 +103,8 @@ enum class SortOrder { kImpact, kSlope, kMaxSpeedup, kName };
 // Sorts series best first (by name for kName); ties by line name.
 void rank(std::vector<Series>* series, SortOrder order);
 
+// Ranks, then groups by (progress point, load level), keeping the ranking within each group:
+// the order every output uses.
+void rank_in_groups(std::vector<Series>* series, SortOrder order);
+
 }  // namespace coz::analysis

@@ -44,7 +44,7 @@ std::string LoadLevel::label() const {
 
 Run& ProfileData::current_run(const std::string& file) {
   if (!run_open_ || runs_.empty() || runs_.back().file != file) {
-    runs_.push_back(Run{file, false, 0, {}, 0});
+    runs_.push_back(Run{file, "", false, 0, {}, 0});
     run_open_ = true;
   }
   return runs_.back();
@@ -93,7 +93,7 @@ void ProfileData::add(const std::string& file, const std::vector<Record>& record
   for (const Record& r : records) {
     switch (r.kind) {
       case RecordKind::kStartup:
-        runs_.push_back(Run{file, false, 0, {}, 0});
+        runs_.push_back(Run{file, r.text("program"), false, 0, {}, 0});
         run_open_ = true;
         open = nullptr;
         skipping = false;

@@ -48,6 +48,7 @@ struct Experiment {
 
 struct Run {
   std::string file;
+  std::string program;         // argv[0], from the startup record (empty for Coz's profiles)
   bool has_runtime = false;    // the run ended normally and wrote its totals
   double runtime_ns = 0;
   std::map<std::string, double> samples;  // per line

@@ -190,16 +190,7 @@ bool select(const ReportArgs& args, analysis::Report* report, std::string* error
       kept.push_back(std::move(s));
     }
   }
-  analysis::rank(&kept, args.sort);
-  std::stable_sort(kept.begin(), kept.end(), [](const analysis::Series& a, const analysis::Series& b) {
-    if (a.point != b.point) {
-      return a.point < b.point;
-    }
-    if (a.kind != b.kind) {
-      return a.kind < b.kind;
-    }
-    return a.level < b.level;
-  });
+  analysis::rank_in_groups(&kept, args.sort);
   report->series = std::move(kept);
   std::vector<analysis::ScalabilityRow> rows;
   for (analysis::ScalabilityRow& row : report->scalability) {
@@ -213,6 +204,29 @@ bool select(const ReportArgs& args, analysis::Report* report, std::string* error
 
 }  // namespace
 
+bool read_profiles(const std::vector<std::string>& files, const char* who, analysis::ProfileData* data) {
+  std::string error;
+  for (const std::string& f : files) {
+    if (!data->read(f, &error)) {
+      fprintf(stderr, "%s: error: %s; write one with coz run -o %s --- PROGRAM\n", who, error.c_str(), f.c_str());
+      return false;
+    }
+  }
+  size_t shown = 0, total = 0;
+  for (const analysis::InputFile& in : data->inputs()) {
+    for (const ParseError& e : in.errors) {
+      if (total++ < 10) {
+        fprintf(stderr, "%s: warning: %s:%zu: %s\n", who, e.file.c_str(), e.line, e.message.c_str());
+        shown++;
+      }
+    }
+  }
+  if (total > shown) {
+    fprintf(stderr, "%s: warning: %zu more malformed lines skipped\n", who, total - shown);
+  }
+  return true;
+}
+
 int report_command(const std::vector<std::string>& args) {
   ReportArgs parsed;
   std::string error;
@@ -225,23 +239,8 @@ int report_command(const std::vector<std::string>& args) {
     return 0;
   }
   analysis::ProfileData data;
-  for (const std::string& f : parsed.files) {
-    if (!data.read(f, &error)) {
-      fprintf(stderr, "coz report: error: %s; write one with coz run -o %s --- PROGRAM\n", error.c_str(), f.c_str());
-      return 2;
-    }
-  }
-  size_t shown = 0, total = 0;
-  for (const analysis::InputFile& in : data.inputs()) {
-    for (const ParseError& e : in.errors) {
-      if (shown++ < 10) {
-        fprintf(stderr, "coz report: warning: %s:%zu: %s\n", e.file.c_str(), e.line, e.message.c_str());
-      }
-      total++;
-    }
-  }
-  if (total > shown) {
-    fprintf(stderr, "coz report: warning: %zu more malformed lines skipped\n", total - shown);
+  if (!read_profiles(parsed.files, "coz report", &data)) {
+    return 2;
   }
 
   analysis::Report report = analysis::analyse(data, parsed.analysis);

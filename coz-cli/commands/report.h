@@ -6,7 +6,15 @@
 #include <string>
 #include <vector>
 
+namespace coz::analysis {
+class ProfileData;
+}
+
 namespace coz::cli {
+
+// Reads `files` into `data`, printing malformed lines (the first ten) as warnings prefixed by
+// `who`. Returns false, after printing why, when a file cannot be read.
+bool read_profiles(const std::vector<std::string>& files, const char* who, analysis::ProfileData* data);
 
 // Returns the exit status: 0 when there is something to show, 1 when there is not (the reason
 // goes to stderr), 2 for a usage error or an unreadable file.

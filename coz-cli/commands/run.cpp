@@ -172,18 +172,25 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
 
 }  // namespace
 
-std::string find_runtime(std::string* looked_in) {
-  if (const char* forced = getenv("COZ_RUNTIME")) {
-    *looked_in = forced;
-    return access(forced, R_OK) == 0 ? forced : "";
-  }
+std::string executable_dir() {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
     return "";
   }
-  std::string dir(exe, static_cast<size_t>(n));
-  dir = dir.substr(0, dir.rfind('/'));
+  std::string path(exe, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+std::string find_runtime(std::string* looked_in) {
+  if (const char* forced = getenv("COZ_RUNTIME")) {
+    *looked_in = forced;
+    return access(forced, R_OK) == 0 ? forced : "";
+  }
+  std::string dir = executable_dir();
+  if (dir.empty()) {
+    return "";
+  }
   for (const std::string& candidate :
        {dir + "/" COZ_BIN_TO_LIB "/libcoz.so", dir + "/../lib/libcoz.so", dir + "/libcoz.so"}) {
     *looked_in += (looked_in->empty() ? "" : ", ") + candidate;

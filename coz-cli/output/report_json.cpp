@@ -1,4 +1,5 @@
 // The report as JSON (schema: REPORT_JSON.md) and as CSV.
+#include <algorithm>
 #include <cstdio>
 
 #include "output/json_writer.h"
@@ -69,6 +70,15 @@ std::string render_json(const RenderContext& ctx) {
       .value("experiments", r.experiments)
       .value("runtime_ns", r.runtime_ns)
       .value("lines_tested", r.lines_tested)
+      .begin_array("programs");
+  std::vector<std::string> programs;
+  for (const analysis::Run& run : ctx.data.runs()) {
+    if (!run.program.empty() && std::find(programs.begin(), programs.end(), run.program) == programs.end()) {
+      programs.push_back(run.program);
+      w.value("", run.program);
+    }
+  }
+  w.end_array()
       .value("series", r.series.size())
       .value("dropped_no_baseline", r.dropped_no_baseline)
       .value("dropped_few_speedups", r.dropped_few_speedups)

@@ -240,7 +240,8 @@ bool Runtime::start() {
       .field("time", platform::wall_clock_ns())
       .field("format", static_cast<uint64_t>(kProfileFormatVersion))
       .field("pid", static_cast<uint64_t>(getpid()))
-      .field("sampling-period", config_.sampling_period_ns);
+      .field("sampling-period", config_.sampling_period_ns)
+      .field("program", platform::program_name());
   writer_.write_block(startup);
   active_.store(this, std::memory_order_release);
   attach_existing_threads();

@@ -1,0 +1,158 @@
+// The viewer in headless Chromium (Debian's package), driven by Playwright (playwright-core from
+// viewer/node_modules): pages written by `coz plot` from golden profiles, opened from file://.
+// Environment: COZ_CLI (the coz binary), COZ_GOLDEN (tests/golden), COZ_ARTIFACTS (where the
+// screenshots go), COZ_VIEWER_PACKAGE (viewer/package.json, to find playwright-core).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const env = (name) => {
+  const value = process.env[name];
+  assert.ok(value, `${name} must be set (ctest sets it)`);
+  return value;
+};
+const cli = env('COZ_CLI');
+const golden = env('COZ_GOLDEN');
+const artifacts = env('COZ_ARTIFACTS');
+const { chromium } = createRequire(env('COZ_VIEWER_PACKAGE'))('playwright-core');
+const chromiumPath = process.env.COZ_CHROMIUM || '/usr/bin/chromium';
+assert.ok(fs.existsSync(chromiumPath), `${chromiumPath} is missing: scripts/deps.sh installs Debian's chromium`);
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coz-viewer-'));
+fs.mkdirSync(artifacts, { recursive: true });
+let browser;
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+// Writes the page for a golden profile and returns its path.
+function plot(profile, ...options) {
+  const out = path.join(scratch, path.basename(profile, '.coz') + '.html');
+  const r = spawnSync(cli, ['plot', '-o', out, ...options, path.join(golden, profile)], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), out);
+  return out;
+}
+
+function reportJson(profile, ...options) {
+  return JSON.parse(execFileSync(cli, ['report', '--json', ...options, path.join(golden, profile)], { encoding: 'utf8' }));
+}
+
+// Opens a page and records console errors, page errors and every request that is not local.
+async function open(file, hash = '') {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems = [];
+  const requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+  page.on('request', (r) => {
+    if (!/^(file|data|blob):/.test(r.url())) {
+      requests.push(r.url());
+    }
+  });
+  await page.goto('file://' + file + hash);
+  await page.waitForSelector('body[data-rendered="true"]', { timeout: 30000 });
+  return { page, problems, requests };
+}
+
+async function cardLines(page) {
+  return page.locator('.chart-card').evaluateAll((cards) => cards.map((c) => c.dataset.line));
+}
+
+async function setAndWait(page, action) {
+  await page.evaluate(() => { document.body.dataset.rendered = 'pending'; });
+  await action();
+  await page.waitForSelector('body[data-rendered="true"]', { timeout: 30000 });
+}
+
+test('one chart per line of the report, offline, without console errors', async () => {
+  const file = plot('throughput.coz', '--no-source');
+  const json = reportJson('throughput.coz', '--min-points', '2');
+  const lines = new Set(json.series.map((s) => s.line));
+  const { page, problems, requests } = await open(file, '#min=2');
+  assert.equal((await cardLines(page)).length, lines.size);
+  assert.equal(await page.locator('.chart-card svg.marks').count(), lines.size, 'every chart drew');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(requests, [], 'the page must not touch the network');
+  await page.screenshot({ path: path.join(artifacts, 'viewer-throughput.png'), fullPage: true });
+  await page.close();
+});
+
+test('sorting by impact and by name, the filter and minimum points', async () => {
+  const { page, problems } = await open(plot('load_lines.coz'), '#levels=1x');
+  assert.deepEqual(await cardLines(page), ['/src/z.c:5', '/src/a.c:10'], 'impact: z.c matters more');
+  await setAndWait(page, () => page.selectOption('#sort', 'name'));
+  assert.deepEqual(await cardLines(page), ['/src/a.c:10', '/src/z.c:5']);
+  assert.match(page.url(), /sort=name/, 'the view state is in the URL');
+
+  await setAndWait(page, () => page.fill('#filter', 'z.c'));
+  assert.deepEqual(await cardLines(page), ['/src/z.c:5']);
+  await setAndWait(page, () => page.fill('#filter', ''));
+
+  // a.c:10 was measured at six speedups, z.c:5 at five.
+  await setAndWait(page, async () => { await page.fill('#min-points', '6'); await page.dispatchEvent('#min-points', 'change'); });
+  assert.deepEqual(await cardLines(page), ['/src/a.c:10']);
+
+  // Reloading the URL brings the same view back.
+  const again = await open(plot('load_lines.coz'), new URL(page.url()).hash);
+  assert.deepEqual(await cardLines(again.page), ['/src/a.c:10']);
+  assert.equal(await again.page.inputValue('#sort'), 'name');
+  assert.deepEqual(problems, []);
+  await again.page.close();
+  await page.close();
+});
+
+test('the load toggle shows one series per level', async () => {
+  const { page, problems } = await open(plot('load_lines.coz'));
+  const colours = () => page.locator('.chart-card').first().locator('g.mark-symbol path')
+    .evaluateAll((marks) => Array.from(new Set(marks.map((m) => m.getAttribute('fill')))));
+  assert.equal((await colours()).length, 2, 'two levels, two colours');
+  assert.equal(await page.locator('#scalability').isVisible(), true, 'a load sweep shows its scalability chart');
+  await page.screenshot({ path: path.join(artifacts, 'viewer-loads.png'), fullPage: true });
+  await setAndWait(page, () => page.uncheck('#levels input[value="2x"]'));
+  assert.equal((await colours()).length, 1);
+  assert.equal(await page.locator('#scalability').isVisible(), false, 'one level is no curve');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('markup in profile strings renders as text and runs no script', async () => {
+  const { page, problems } = await open(plot('hostile.coz'));
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.equal(await page.locator('#charts img, #warnings img, #summary img').count(), 0);
+  assert.match(await page.locator('.chart-card h3').first().textContent(), /<img src=x onerror=window.__xss=1>\.c:3/);
+  assert.match(await page.locator('#warnings').textContent(), /<img src=y onerror=window.__xss=3>/);
+  assert.match(await page.locator('#point').textContent(), /<script>window.__xss=2<\/script>/);
+  await page.locator('.chart-card').first().click({ position: { x: 20, y: 10 } });
+  assert.equal(await page.locator('#source').isVisible(), true);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an empty profile explains what to do, in coz report\'s words', async () => {
+  const profile = path.join(scratch, 'empty.coz');
+  fs.writeFileSync(profile, 'startup\ttime=1\nruntime\ttime=200000000\nsamples\tlocation=/a.c:1\tcount=2\n');
+  const out = path.join(scratch, 'empty.html');
+  const r = spawnSync(cli, ['plot', '-o', out, profile], { encoding: 'utf8' });
+  assert.equal(r.status, 1, 'nothing to show');
+  const { page, problems } = await open(out);
+  assert.match(await page.locator('#empty').textContent(), /Nothing to show: no experiment finished: the program ran 200 ms/);
+  assert.equal(await page.locator('.chart-card').count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

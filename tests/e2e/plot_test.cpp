@@ -1,0 +1,164 @@
+// `coz plot` from the command line: one self-contained page, source snippets, the default output
+// name, and `--serve` on 127.0.0.1 only, refusing every path but the report's. The page itself is
+// tested in Chromium (tests/browser).
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "e2e/profile_helpers.h"
+
+namespace coz {
+namespace {
+
+using test::run_process;
+using test::TempDir;
+
+std::string golden(const std::string& name) { return std::string(COZ_TEST_GOLDEN) + "/" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(CozPlot, WritesOneSelfContainedPage) {
+  TempDir dir;
+  std::string page = dir.file("t.html");
+  auto r = run_process({COZ_TEST_CLI, "plot", "-o", page, golden("throughput.coz")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, page + "\n");
+  std::string html = slurp(page);
+  EXPECT_NE(html.find("\"schema\": \"coz-amp-report\""), std::string::npos);
+  EXPECT_NE(html.find("vegaEmbed"), std::string::npos) << "the libraries are inlined";
+  EXPECT_EQ(html.find("<script src"), std::string::npos) << "nothing is loaded from elsewhere";
+  EXPECT_EQ(html.find("<!--coz:"), std::string::npos) << "every placeholder is filled";
+  EXPECT_EQ(html.find("COZ_NONCE"), std::string::npos);
+}
+
+TEST(CozPlot, ProfileStringsCannotEndTheDataScript) {
+  TempDir dir;
+  std::string page = dir.file("h.html");
+  auto r = run_process({COZ_TEST_CLI, "plot", "-o", page, golden("hostile.coz")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = slurp(page);
+  EXPECT_EQ(html.find("<img src=x"), std::string::npos);
+  EXPECT_EQ(html.find("<script>window.__xss"), std::string::npos);
+  EXPECT_NE(html.find("\\u003cimg src=x onerror=window.__xss=1>"), std::string::npos);
+}
+
+TEST(CozPlot, EmbedsTheLinesAroundEachProfiledLineUnlessAskedNot) {
+  TempDir dir;
+  std::string source = test::program_source("two_hot.c");
+  int line = test::marker_line(source, "hot_a");
+  std::ofstream(dir.file("p.coz")) << "startup\ttime=1\n" << [&] {
+    std::string s;
+    for (double x : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+      s += "experiment\tselected=" + source + ":" + std::to_string(line) + "\tspeedup=" + std::to_string(x) +
+           "\tduration=1000000000\tselected-samples=1000\nthroughput-point\tname=round\tdelta=" +
+           std::to_string(static_cast<int>(1000 / (1 - 0.5 * x))) + "\n";
+    }
+    return s;
+  }();
+  // Without -o, the page goes next to the profile with .html.
+  auto r = run_process({COZ_TEST_CLI, "plot", dir.file("p.coz")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, dir.file("p.html") + "\n");
+  std::string html = slurp(dir.file("p.html"));
+  EXPECT_NE(html.find("v = v * 2654435761ul + i; /* LINE:hot_a */"), std::string::npos);
+  EXPECT_NE(html.find("\"" + std::to_string(line - 4) + "\": "), std::string::npos) << "four lines of context";
+  auto bare = run_process({COZ_TEST_CLI, "plot", "--no-source", "-o", dir.file("q.html"), dir.file("p.coz")});
+  ASSERT_EQ(bare.status, 0) << bare.err;
+  EXPECT_EQ(slurp(dir.file("q.html")).find("LINE:hot_a"), std::string::npos);
+}
+
+TEST(CozPlot, ClearErrors) {
+  TempDir dir;
+  auto missing = run_process({COZ_TEST_CLI, "plot", dir.file("none.coz")});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("cannot read " + dir.file("none.coz")), std::string::npos) << missing.err;
+  auto viewer = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("x.html"), golden("throughput.coz")}, "",
+                            {{"COZ_VIEWER_DIR", dir.file("no-viewer")}});
+  EXPECT_EQ(viewer.status, 2);
+  EXPECT_NE(viewer.err.find("is incomplete"), std::string::npos) << viewer.err;
+  auto place = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("no/such/dir.html"), golden("throughput.coz")});
+  EXPECT_EQ(place.status, 2);
+  EXPECT_NE(place.err.find("cannot write"), std::string::npos) << place.err;
+}
+
+// Sends one request to 127.0.0.1:port and returns the whole response.
+std::string http_get(int port, const std::string& target) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return "";
+  }
+  std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  send(fd, request.data(), request.size(), 0);
+  std::string response;
+  char buf[65536];
+  ssize_t n;
+  while ((n = recv(fd, buf, sizeof buf, 0)) > 0) {
+    response.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return response;
+}
+
+TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    close(out[1]);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    execl(COZ_TEST_CLI, COZ_TEST_CLI, "plot", "--serve", golden("throughput.coz").c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  std::string first;
+  pollfd p{out[0], POLLIN, 0};
+  char c;
+  while (first.find('\n') == std::string::npos && poll(&p, 1, 20000) > 0 && read(out[0], &c, 1) == 1) {
+    first.push_back(c);
+  }
+  int port = 0;
+  ASSERT_EQ(sscanf(first.c_str(), "http://127.0.0.1:%d/", &port), 1) << first;
+
+  std::string page = http_get(port, "/");
+  EXPECT_EQ(page.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << page.substr(0, 200);
+  EXPECT_NE(page.find("coz-amp-report"), std::string::npos);
+  for (const char* other : {"/../../../etc/passwd", "/etc/passwd", "/index.html/../x", "/profile.coz"}) {
+    std::string r = http_get(port, other);
+    EXPECT_EQ(r.rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << other << ": " << r.substr(0, 200);
+    EXPECT_EQ(r.find("root:"), std::string::npos) << other;
+  }
+  // The listening socket is bound to 127.0.0.1 (0100007F in /proc/net/tcp), not to every address.
+  char hex_port[8];
+  snprintf(hex_port, sizeof hex_port, "%04X", port);
+  std::string tcp = slurp("/proc/net/tcp");
+  EXPECT_NE(tcp.find("0100007F:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos) << tcp;
+  EXPECT_EQ(tcp.find("00000000:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos) << tcp;
+  EXPECT_EQ(slurp("/proc/net/tcp6").find(":" + std::string(hex_port) + " "), std::string::npos);
+
+  kill(pid, SIGTERM);
+  int status;
+  waitpid(pid, &status, 0);
+  close(out[0]);
+}
+
+}  // namespace
+}  // namespace coz

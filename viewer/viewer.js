@@ -1,0 +1,400 @@
+// The coz-amp viewer: renders the JSON of `coz report --json` (schema coz-amp-report v1, see
+// coz-cli/output/REPORT_JSON.md) as one small Vega-Lite chart per line, with controls whose state
+// lives in the URL. Every string from the profile is untrusted: it reaches the page only through
+// textContent, element properties and Vega data, never as markup.
+(function () {
+  'use strict';
+
+  // Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+  const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000'];
+  const $ = (id) => document.getElementById(id);
+
+  function readJson(id, fallback) {
+    const el = $(id);
+    if (!el || !el.textContent.trim()) {
+      return fallback;
+    }
+    return JSON.parse(el.textContent);
+  }
+
+  const report = readJson('coz-report', null);
+  const sources = readJson('coz-sources', {});
+
+  function el(tag, props, children) {
+    const node = document.createElement(tag);
+    Object.assign(node, props || {});
+    for (const child of children || []) {
+      node.append(child);
+    }
+    return node;
+  }
+
+  function percent(v, digits) {
+    if (v === null || v === undefined || !isFinite(v)) {
+      return '-';
+    }
+    return (v >= 0 ? '+' : '') + (v * 100).toFixed(digits === undefined ? 1 : digits) + '%';
+  }
+
+  function seconds(ns) {
+    return ns >= 1e9 ? (ns / 1e9).toFixed(1) + ' s' : (ns / 1e6).toFixed(0) + ' ms';
+  }
+
+  // --- state, kept in the URL's hash so a view can be shared or reloaded -----------------------
+  const pointKey = (s) => s.kind + ':' + s.point;
+  const levelLabels = report ? report.load_levels.map((l) => l.label) : [];
+
+  function defaultPoint() {
+    const counts = new Map();
+    for (const s of report.series) {
+      counts.set(pointKey(s), (counts.get(pointKey(s)) || 0) + 1);
+    }
+    let best = report.progress_points.length ? report.progress_points[0].kind + ':' + report.progress_points[0].name : '';
+    let most = 0;
+    for (const [key, n] of counts) {
+      if (n > most) {
+        best = key;
+        most = n;
+      }
+    }
+    return best;
+  }
+
+  function readState() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const min = parseInt(params.get('min'), 10);
+    const levels = params.has('levels') ? params.get('levels').split(',').filter((l) => levelLabels.includes(l)) : levelLabels;
+    return {
+      sort: ['impact', 'slope', 'max', 'name'].includes(params.get('sort')) ? params.get('sort') : 'impact',
+      min: min >= 2 && min <= 21 ? min : 5,
+      filter: params.get('q') || '',
+      point: params.get('point') || defaultPoint(),
+      levels: levels,
+      phase: params.get('phase') !== '0',
+    };
+  }
+
+  function writeState(state) {
+    const params = new URLSearchParams();
+    params.set('sort', state.sort);
+    params.set('min', String(state.min));
+    if (state.filter) {
+      params.set('q', state.filter);
+    }
+    params.set('point', state.point);
+    params.set('levels', state.levels.join(','));
+    params.set('phase', state.phase ? '1' : '0');
+    history.replaceState(null, '', '#' + params.toString());
+  }
+
+  // --- the data as the controls ask for it ----------------------------------------------------
+  // One series seen with or without phase correction.
+  function view(series, phase) {
+    const scale = phase || !(series.phase_factor > 0) ? 1 : 1 / series.phase_factor;
+    const points = series.curve.map((p) => ({
+      x: p.line_speedup,
+      y: phase ? p.program_speedup : p.uncorrected,
+      low: p.low === null ? null : p.low * scale,
+      high: p.high === null ? null : p.high * scale,
+      experiments: p.experiments,
+      visits: p.visits,
+      level: series.load,
+    }));
+    return {
+      series: series,
+      points: points,
+      impact: series.impact.value * scale,
+      impactLow: series.impact.low === null ? null : series.impact.low * scale,
+      impactHigh: series.impact.high === null ? null : series.impact.high * scale,
+      slope: series.slope.value * scale,
+      max: series.max_speedup * scale,
+    };
+  }
+
+  // Lines to draw: each with its series at the selected levels, sorted as asked.
+  function selectLines(state) {
+    const byLine = new Map();
+    const needle = state.filter.toLowerCase();
+    for (const s of report.series) {
+      if (pointKey(s) !== state.point || !state.levels.includes(s.load) || s.curve.length < state.min) {
+        continue;
+      }
+      if (needle && !s.line.toLowerCase().includes(needle)) {
+        continue;
+      }
+      if (!byLine.has(s.line)) {
+        byLine.set(s.line, { line: s.line, file: s.file, number: s.line_number, views: [] });
+      }
+      byLine.get(s.line).views.push(view(s, state.phase));
+    }
+    const lines = Array.from(byLine.values());
+    const best = (line, key) => Math.max(...line.views.map((v) => v[key]));
+    const compare = {
+      impact: (a, b) => best(b, 'impact') - best(a, 'impact'),
+      slope: (a, b) => best(b, 'slope') - best(a, 'slope'),
+      max: (a, b) => best(b, 'max') - best(a, 'max'),
+      name: () => 0,
+    }[state.sort];
+    lines.sort((a, b) => compare(a, b) || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0));
+    return lines;
+  }
+
+  // One y scale for every chart, so heights compare across lines.
+  function sharedDomain(lines) {
+    let lo = 0;
+    let hi = 0;
+    for (const line of lines) {
+      for (const v of line.views) {
+        for (const p of v.points) {
+          lo = Math.min(lo, p.y, p.low === null ? p.y : p.low);
+          hi = Math.max(hi, p.y, p.high === null ? p.y : p.high);
+        }
+      }
+    }
+    const pad = Math.max(0.02, (hi - lo) * 0.05);
+    return [Math.max(-1, lo - pad), Math.min(2, hi + pad)];
+  }
+
+  // --- charts -----------------------------------------------------------------------------------
+  const colour = { field: 'level', type: 'nominal', scale: { domain: levelLabels, range: PALETTE }, legend: null };
+
+  function lineSpec(line, domain) {
+    const points = [];
+    const fits = [];
+    for (const v of line.views) {
+      points.push(...v.points);
+      const xmax = Math.max(...v.points.map((p) => p.x));
+      fits.push({ x: 0, y: 0, level: v.series.load }, { x: xmax, y: v.slope * xmax, level: v.series.load });
+    }
+    const x = { field: 'x', type: 'quantitative', scale: { domain: [0, 1] },
+                axis: { format: '.0%', title: 'line speedup', tickCount: 5 } };
+    const y = { field: 'y', type: 'quantitative', scale: { domain: domain, zero: false, nice: false },
+                axis: { format: '+.0%', title: 'program speedup', tickCount: 5 } };
+    return {
+      width: 280,
+      height: 150,
+      data: { values: points },
+      layer: [
+        { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#999' },
+          encoding: { y: { field: 'zero', type: 'quantitative', scale: y.scale } } },
+        { transform: [{ filter: 'datum.low !== null' }], mark: { type: 'rule', strokeWidth: 1.5 },
+          encoding: { x: x, y: { field: 'low', type: 'quantitative', scale: y.scale }, y2: { field: 'high' }, color: colour } },
+        { data: { values: fits }, mark: { type: 'line', strokeDash: [4, 3], strokeWidth: 1.2 },
+          encoding: { x: x, y: y, color: colour, detail: { field: 'level' } } },
+        { mark: { type: 'point', filled: true, size: 45 },
+          encoding: {
+            x: x, y: y, color: colour,
+            tooltip: [
+              { field: 'level', title: 'load' },
+              { field: 'x', title: 'line speedup', format: '.0%' },
+              { field: 'y', title: 'program speedup', format: '+.1%' },
+              { field: 'low', title: 'interval low', format: '+.1%' },
+              { field: 'high', title: 'interval high', format: '+.1%' },
+              { field: 'experiments', title: 'experiments' },
+              { field: 'visits', title: 'visits', format: ',' },
+            ],
+          } },
+      ],
+    };
+  }
+
+  const embedOptions = {
+    mode: 'vega-lite',
+    renderer: 'svg',
+    actions: { export: true, source: false, compiled: false, editor: false },
+  };
+
+  function card(line, domain, renders) {
+    const title = el('h3', { textContent: line.line.split('/').pop(), title: line.line });
+    // One badge per finding, naming the load levels it holds at when there are several.
+    const badge = (cls, text, tip, holds) => {
+      const levels = line.views.filter((v) => holds(v.series)).map((v) => v.series.load);
+      if (levels.length) {
+        const suffix = line.views.length > 1 ? ' ' + levels.join(', ') : '';
+        title.append(el('span', { className: 'badge ' + cls, textContent: text + suffix, title: tip }));
+      }
+    };
+    badge('contention', 'contention', 'speeding this line up slows the program (significant downward slope)', (s) => s.contention);
+    badge('significant', 'significant', 'the line\'s speedup changes the program\'s (permutation test, 5% false discovery rate)',
+          (s) => s.significant && !s.contention);
+    const phased = line.views.find((v) => v.series.phase_corrected && v.series.phase_factor < 0.95);
+    if (phased) {
+      title.append(el('span', { className: 'badge phase', textContent: 'phase \u00d7' + phased.series.phase_factor.toFixed(2),
+                                title: 'active during this share of the run; speedups scaled by it (eq. 5.8)' }));
+    }
+    const stats = el('p', { className: 'stats' });
+    stats.textContent = line.views.map((v) => {
+      const ci = v.impactLow === null ? '' : ' [' + percent(v.impactLow) + ', ' + percent(v.impactHigh) + ']';
+      return (line.views.length > 1 ? v.series.load + ': ' : '') + 'impact ' + percent(v.impact) + ci +
+             ', slope ' + v.slope.toFixed(2) + ', ' + v.series.experiments + ' experiments';
+    }).join('; ');
+    const chart = el('div', { className: 'chart' });
+    const node = el('article', { className: 'chart-card' }, [title, stats, chart]);
+    node.dataset.line = line.line;
+    node.addEventListener('click', (event) => {
+      if (!event.target.closest('.vega-actions, details')) {
+        showSource(line);
+      }
+    });
+    renders.push(vegaEmbed(chart, lineSpec(line, domain), embedOptions));
+    return node;
+  }
+
+  function showSource(line) {
+    const panel = $('source');
+    $('source-title').textContent = line.line;
+    const pre = $('source-text');
+    pre.textContent = '';
+    const lines = sources[line.file];
+    if (!lines) {
+      pre.textContent = 'No source for this file in the report (coz plot --no-source, or the file was not found).';
+    } else {
+      for (const n of Object.keys(lines).map(Number).sort((a, b) => a - b)) {
+        const row = el('span', { textContent: String(n).padStart(6) + '  ' + lines[n] + '\n' });
+        if (n === line.number) {
+          row.className = 'here';
+        }
+        pre.append(row);
+      }
+    }
+    panel.hidden = false;
+  }
+
+  function scalabilityCharts(state, renders) {
+    const rows = report.scalability.filter((r) => state.levels.includes(r.load));
+    const levels = new Set(rows.map((r) => r.load));
+    $('scalability').hidden = levels.size < 2;  // one level is a point, not a curve
+    if (levels.size < 2) {
+      return;
+    }
+    const data = rows.map((r) => ({
+      point: r.point, load: r.target, label: r.load, achieved: r.achieved_load,
+      throughput: r.throughput_per_s.value, low: r.throughput_per_s.low, high: r.throughput_per_s.high,
+      latency: r.latency_ns ? r.latency_ns.value / 1e6 : null,
+    }));
+    const x = { field: 'load', type: 'quantitative', title: 'load (times the measured arrival rate)',
+                scale: { zero: false }, axis: { format: '.2~f' } };
+    const colourByPoint = { field: 'point', type: 'nominal', scale: { range: PALETTE }, title: 'progress point' };
+    const tooltip = [{ field: 'point' }, { field: 'label', title: 'load' }, { field: 'achieved', title: 'achieved', format: '.2f' },
+                     { field: 'throughput', title: 'visits/s', format: ',.1f' }, { field: 'latency', title: 'latency (ms)', format: '.3f' }];
+    renders.push(vegaEmbed($('throughput-chart'), {
+      width: 360, height: 200, data: { values: data }, title: 'throughput against load',
+      layer: [
+        { mark: { type: 'line', point: true }, encoding: { x: x, y: { field: 'throughput', type: 'quantitative', title: 'visits per second' }, color: colourByPoint, tooltip: tooltip } },
+        { transform: [{ filter: 'datum.low !== null' }], mark: 'rule', encoding: { x: x, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' }, color: colourByPoint } },
+      ],
+    }, embedOptions));
+    const latency = data.filter((d) => d.latency !== null);
+    $('latency-chart').hidden = latency.length === 0;
+    if (latency.length) {
+      renders.push(vegaEmbed($('latency-chart'), {
+        width: 360, height: 200, data: { values: latency }, title: 'latency against load',
+        mark: { type: 'line', point: true },
+        encoding: { x: x, y: { field: 'latency', type: 'quantitative', title: 'mean latency (ms)' }, color: colourByPoint, tooltip: tooltip },
+      }, embedOptions));
+    }
+  }
+
+  // --- the page -------------------------------------------------------------------------------
+  function summary() {
+    const s = report.summary;
+    const parts = [];
+    if (s.programs && s.programs.length) {
+      parts.push(s.programs.join(', '));
+    }
+    parts.push(s.runs + (s.runs === 1 ? ' run' : ' runs'), seconds(s.runtime_ns), s.experiments + ' experiments',
+               s.lines_tested + ' lines tested');
+    $('summary-text').textContent = parts.join(' \u00b7 ');
+    const warnings = $('warnings');
+    for (const w of report.warnings) {
+      warnings.append(el('li', { textContent: w }));
+    }
+    for (const input of report.inputs) {
+      if (input.errors.length) {
+        warnings.append(el('li', { textContent: input.file + ': ' + input.errors.length + ' malformed lines skipped (first: line ' +
+                                                  input.errors[0].line + ', ' + input.errors[0].message + ')' }));
+      }
+    }
+  }
+
+  function setUpControls(state, onChange) {
+    $('sort').value = state.sort;
+    $('min-points').value = String(state.min);
+    $('filter').value = state.filter;
+    $('phase').checked = state.phase;
+    const pointSelect = $('point');
+    for (const p of report.progress_points) {
+      pointSelect.append(el('option', { value: p.kind + ':' + p.name, textContent: p.name + ' (' + p.kind + ')' }));
+    }
+    pointSelect.value = state.point;
+    const levels = $('levels');
+    levels.hidden = levelLabels.length < 2;
+    levelLabels.forEach((label, i) => {
+      const box = el('input', { type: 'checkbox', checked: state.levels.includes(label), value: label });
+      box.addEventListener('change', () => {
+        state.levels = levelLabels.filter((l) => levels.querySelector('input[value="' + CSS.escape(l) + '"]').checked);
+        onChange();
+      });
+      const swatch = el('span', { className: 'swatch' });
+      swatch.style.background = PALETTE[i % PALETTE.length];
+      levels.append(el('label', {}, [box, swatch, 'load ' + label]));
+    });
+    $('sort').addEventListener('change', (e) => { state.sort = e.target.value; onChange(); });
+    $('min-points').addEventListener('change', (e) => {
+      const v = parseInt(e.target.value, 10);
+      state.min = v >= 2 && v <= 21 ? v : 5;
+      onChange();
+    });
+    $('filter').addEventListener('input', (e) => { state.filter = e.target.value; onChange(); });
+    $('point').addEventListener('change', (e) => { state.point = e.target.value; onChange(); });
+    $('phase').addEventListener('change', (e) => { state.phase = e.target.checked; onChange(); });
+    $('source-close').addEventListener('click', () => { $('source').hidden = true; });
+  }
+
+  function render(state) {
+    document.body.dataset.rendered = 'false';
+    writeState(state);
+    const charts = $('charts');
+    charts.textContent = '';
+    const renders = [];
+    const lines = selectLines(state);
+    const domain = sharedDomain(lines);
+    for (const line of lines) {
+      charts.append(card(line, domain, renders));
+    }
+    scalabilityCharts(state, renders);
+    const empty = $('empty');
+    empty.hidden = lines.length > 0;
+    empty.textContent = report.diagnosis
+      ? 'Nothing to show: ' + report.diagnosis.message
+      : 'No line matches: lower "min points", clear the filter, or pick another progress point or load level.';
+    $('legend-note').textContent = lines.length
+      ? lines.length + (lines.length === 1 ? ' line' : ' lines') + '. Points: program speedup at each line speedup, ' +
+        'bars: ' + Math.round(report.settings.confidence * 100) + '% intervals, dashed: least-squares slope. ' +
+        'Click a chart for its source.'
+      : '';
+    Promise.allSettled(renders).then((results) => {
+      for (const r of results) {
+        if (r.status === 'rejected') {
+          console.error('chart failed:', r.reason);
+        }
+      }
+      document.body.dataset.rendered = 'true';
+    });
+  }
+
+  function main() {
+    if (!report || report.schema !== 'coz-amp-report' || report.version !== 1) {
+      $('empty').hidden = false;
+      $('empty').textContent = 'This page holds no coz-amp report (schema coz-amp-report, version 1). Write one with coz plot PROFILE.';
+      document.body.dataset.rendered = 'true';
+      return;
+    }
+    summary();
+    const state = readState();
+    setUpControls(state, () => render(state));
+    render(state);
+  }
+
+  main();
+})();
