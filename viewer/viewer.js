@@ -204,7 +204,49 @@
     actions: { export: true, source: false, compiled: false, editor: false },
   };
 
-  function card(line, domain, renders) {
+  // Draws charts as they come near the viewport, so a profile of hundreds of lines opens at once.
+  // body[data-rendered] turns "true" when every chart started so far has drawn.
+  const charts = {
+    pending: new Set(),
+    settled: false,
+    observer: null,
+    reset() {
+      if (this.observer) {
+        this.observer.disconnect();
+      }
+      this.settled = false;
+      document.body.dataset.rendered = 'false';
+      this.observer = new IntersectionObserver((entries) => {
+        for (const entry of entries) {
+          if (entry.isIntersecting) {
+            this.observer.unobserve(entry.target);
+            entry.target.cozDraw();
+          }
+        }
+      }, { rootMargin: '300px' });
+    },
+    lazy(node, spec) {
+      node.cozDraw = () => this.draw(node, spec);
+      this.observer.observe(node);
+    },
+    draw(node, spec) {
+      const done = vegaEmbed(node, spec, embedOptions)
+        .catch((error) => console.error('chart failed:', error))
+        .finally(() => { this.pending.delete(done); this.check(); });
+      this.pending.add(done);
+    },
+    // After the observer's first look at every card (within two frames), wait for what it drew.
+    start() {
+      requestAnimationFrame(() => requestAnimationFrame(() => { this.settled = true; this.check(); }));
+    },
+    check() {
+      if (this.settled && this.pending.size === 0) {
+        document.body.dataset.rendered = 'true';
+      }
+    },
+  };
+
+  function card(line, domain) {
     const title = el('h3', { textContent: line.line.split('/').pop(), title: line.line });
     // One badge per finding, naming the load levels it holds at when there are several.
     const badge = (cls, text, tip, holds) => {
@@ -236,7 +278,7 @@
         showSource(line);
       }
     });
-    renders.push(vegaEmbed(chart, lineSpec(line, domain), embedOptions));
+    charts.lazy(chart, lineSpec(line, domain));
     return node;
   }
 
@@ -260,7 +302,7 @@
     panel.hidden = false;
   }
 
-  function scalabilityCharts(state, renders) {
+  function scalabilityCharts(state) {
     const rows = report.scalability.filter((r) => state.levels.includes(r.load));
     const levels = new Set(rows.map((r) => r.load));
     $('scalability').hidden = levels.size < 2;  // one level is a point, not a curve
@@ -277,21 +319,21 @@
     const colourByPoint = { field: 'point', type: 'nominal', scale: { range: PALETTE }, title: 'progress point' };
     const tooltip = [{ field: 'point' }, { field: 'label', title: 'load' }, { field: 'achieved', title: 'achieved', format: '.2f' },
                      { field: 'throughput', title: 'visits/s', format: ',.1f' }, { field: 'latency', title: 'latency (ms)', format: '.3f' }];
-    renders.push(vegaEmbed($('throughput-chart'), {
+    charts.draw($('throughput-chart'), {
       width: 360, height: 200, data: { values: data }, title: 'throughput against load',
       layer: [
         { mark: { type: 'line', point: true }, encoding: { x: x, y: { field: 'throughput', type: 'quantitative', title: 'visits per second' }, color: colourByPoint, tooltip: tooltip } },
         { transform: [{ filter: 'datum.low !== null' }], mark: 'rule', encoding: { x: x, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' }, color: colourByPoint } },
       ],
-    }, embedOptions));
+    });
     const latency = data.filter((d) => d.latency !== null);
     $('latency-chart').hidden = latency.length === 0;
     if (latency.length) {
-      renders.push(vegaEmbed($('latency-chart'), {
+      charts.draw($('latency-chart'), {
         width: 360, height: 200, data: { values: latency }, title: 'latency against load',
         mark: { type: 'line', point: true },
         encoding: { x: x, y: { field: 'latency', type: 'quantitative', title: 'mean latency (ms)' }, color: colourByPoint, tooltip: tooltip },
-      }, embedOptions));
+      });
     }
   }
 
@@ -352,17 +394,16 @@
   }
 
   function render(state) {
-    document.body.dataset.rendered = 'false';
+    charts.reset();
     writeState(state);
-    const charts = $('charts');
-    charts.textContent = '';
-    const renders = [];
+    const grid = $('charts');
+    grid.textContent = '';
     const lines = selectLines(state);
     const domain = sharedDomain(lines);
     for (const line of lines) {
-      charts.append(card(line, domain, renders));
+      grid.append(card(line, domain));
     }
-    scalabilityCharts(state, renders);
+    scalabilityCharts(state);
     const empty = $('empty');
     empty.hidden = lines.length > 0;
     empty.textContent = report.diagnosis
@@ -371,16 +412,9 @@
     $('legend-note').textContent = lines.length
       ? lines.length + (lines.length === 1 ? ' line' : ' lines') + '. Points: program speedup at each line speedup, ' +
         'bars: ' + Math.round(report.settings.confidence * 100) + '% intervals, dashed: least-squares slope. ' +
-        'Click a chart for its source.'
+        'Click a chart for its source; its menu exports SVG or PNG.'
       : '';
-    Promise.allSettled(renders).then((results) => {
-      for (const r of results) {
-        if (r.status === 'rejected') {
-          console.error('chart failed:', r.reason);
-        }
-      }
-      document.body.dataset.rendered = 'true';
-    });
+    charts.start();
   }
 
   function main() {

@@ -86,6 +86,9 @@ test('one chart per line of the report, offline, without console errors', async 
   const { page, problems, requests } = await open(file, '#min=2');
   assert.equal((await cardLines(page)).length, lines.size);
   assert.equal(await page.locator('.chart-card svg.marks').count(), lines.size, 'every chart drew');
+  // Each chart's menu exports it.
+  const menu = page.locator('.chart-card').first().locator('.vega-actions a');
+  assert.deepEqual(await menu.evaluateAll((links) => links.map((a) => a.textContent)), ['Save as SVG', 'Save as PNG']);
   assert.deepEqual(problems, []);
   assert.deepEqual(requests, [], 'the page must not touch the network');
   await page.screenshot({ path: path.join(artifacts, 'viewer-throughput.png'), fullPage: true });
