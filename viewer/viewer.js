@@ -60,15 +60,24 @@
     return best;
   }
 
+  const viewDefaults = readJson('coz-view', {});
+  const defaultMin = viewDefaults.min_points >= 2 && viewDefaults.min_points <= 21 ? viewDefaults.min_points : 5;
+
+  // The state the URL asks for, with anything unknown or empty replaced by its default, so no
+  // URL can leave a page the controls cannot bring back.
   function readState() {
     const params = new URLSearchParams(location.hash.slice(1));
     const min = parseInt(params.get('min'), 10);
-    const levels = params.has('levels') ? params.get('levels').split(',').filter((l) => levelLabels.includes(l)) : levelLabels;
+    let levels = params.has('levels') ? params.get('levels').split(',').filter((l) => levelLabels.includes(l)) : [];
+    if (levels.length === 0) {
+      levels = levelLabels.slice();
+    }
+    const points = report.progress_points.map((p) => p.kind + ':' + p.name);
     return {
       sort: ['impact', 'slope', 'max', 'name'].includes(params.get('sort')) ? params.get('sort') : 'impact',
-      min: min >= 2 && min <= 21 ? min : 5,
+      min: min >= 2 && min <= 21 ? min : defaultMin,
       filter: params.get('q') || '',
-      point: params.get('point') || defaultPoint(),
+      point: points.includes(params.get('point')) ? params.get('point') : defaultPoint(),
       levels: levels,
       phase: params.get('phase') !== '0',
     };
@@ -84,22 +93,29 @@
     params.set('point', state.point);
     params.set('levels', state.levels.join(','));
     params.set('phase', state.phase ? '1' : '0');
-    history.replaceState(null, '', '#' + params.toString());
+    lastHash = params.toString();
+    history.replaceState(null, '', '#' + lastHash);
   }
+  let lastHash = '';
 
   // --- the data as the controls ask for it ----------------------------------------------------
   // One series seen with or without phase correction.
   function view(series, phase) {
     const scale = phase || !(series.phase_factor > 0) ? 1 : 1 / series.phase_factor;
-    const points = series.curve.map((p) => ({
-      x: p.line_speedup,
-      y: phase ? p.program_speedup : p.uncorrected,
-      low: p.low === null ? null : p.low * scale,
-      high: p.high === null ? null : p.high * scale,
-      experiments: p.experiments,
-      visits: p.visits,
-      level: series.load,
-    }));
+    const points = series.curve.map((p) => {
+      const low = p.low === null ? null : p.low * scale;
+      const high = p.high === null ? null : p.high * scale;
+      return {
+        x: p.line_speedup,
+        y: phase ? p.program_speedup : p.uncorrected,
+        low: low,
+        high: high,
+        interval: low === null ? 'none' : percent(low) + ' to ' + percent(high),
+        experiments: p.experiments,
+        visits: p.visits,
+        level: series.load,
+      };
+    });
     return {
       series: series,
       points: points,
@@ -135,7 +151,9 @@
       max: (a, b) => best(b, 'max') - best(a, 'max'),
       name: () => 0,
     }[state.sort];
-    lines.sort((a, b) => compare(a, b) || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0));
+    // Ties, and the name order: by file, then by line number as a number (a.c:7 before a.c:105).
+    const byName = (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.number - b.number);
+    lines.sort((a, b) => compare(a, b) || byName(a, b));
     return lines;
   }
 
@@ -175,21 +193,20 @@
       height: 150,
       data: { values: points },
       layer: [
-        { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#999' },
+        { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#999', clip: true },
           encoding: { y: { field: 'zero', type: 'quantitative', scale: y.scale } } },
-        { transform: [{ filter: 'datum.low !== null' }], mark: { type: 'rule', strokeWidth: 1.5 },
+        { transform: [{ filter: 'datum.low !== null' }], mark: { type: 'rule', strokeWidth: 1.5, clip: true },
           encoding: { x: x, y: { field: 'low', type: 'quantitative', scale: y.scale }, y2: { field: 'high' }, color: colour } },
-        { data: { values: fits }, mark: { type: 'line', strokeDash: [4, 3], strokeWidth: 1.2 },
+        { data: { values: fits }, mark: { type: 'line', strokeDash: [4, 3], strokeWidth: 1.2, clip: true },
           encoding: { x: x, y: y, color: colour, detail: { field: 'level' } } },
-        { mark: { type: 'point', filled: true, size: 45 },
+        { mark: { type: 'point', filled: true, size: 45, clip: true },
           encoding: {
             x: x, y: y, color: colour,
             tooltip: [
               { field: 'level', title: 'load' },
               { field: 'x', title: 'line speedup', format: '.0%' },
               { field: 'y', title: 'program speedup', format: '+.1%' },
-              { field: 'low', title: 'interval low', format: '+.1%' },
-              { field: 'high', title: 'interval high', format: '+.1%' },
+              { field: 'interval', title: 'interval' },
               { field: 'experiments', title: 'experiments' },
               { field: 'visits', title: 'visits', format: ',' },
             ],
@@ -210,10 +227,15 @@
     pending: new Set(),
     settled: false,
     observer: null,
+    views: [],
     reset() {
       if (this.observer) {
         this.observer.disconnect();
       }
+      for (const v of this.views) {
+        v.finalize();  // release the old charts' listeners and timers
+      }
+      this.views = [];
       this.settled = false;
       document.body.dataset.rendered = 'false';
       this.observer = new IntersectionObserver((entries) => {
@@ -230,7 +252,9 @@
       this.observer.observe(node);
     },
     draw(node, spec) {
+      document.body.dataset.rendered = 'false';
       const done = vegaEmbed(node, spec, embedOptions)
+        .then((result) => { this.views.push(result); })
         .catch((error) => console.error('chart failed:', error))
         .finally(() => { this.pending.delete(done); this.check(); });
       this.pending.add(done);
@@ -246,7 +270,7 @@
     },
   };
 
-  function card(line, domain) {
+  function card(line, domain, phaseOn) {
     const title = el('h3', { textContent: line.line.split('/').pop(), title: line.line });
     // One badge per finding, naming the load levels it holds at when there are several.
     const badge = (cls, text, tip, holds) => {
@@ -259,7 +283,7 @@
     badge('contention', 'contention', 'speeding this line up slows the program (significant downward slope)', (s) => s.contention);
     badge('significant', 'significant', 'the line\'s speedup changes the program\'s (permutation test, 5% false discovery rate)',
           (s) => s.significant && !s.contention);
-    const phased = line.views.find((v) => v.series.phase_corrected && v.series.phase_factor < 0.95);
+    const phased = phaseOn && line.views.find((v) => v.series.phase_corrected && v.series.phase_factor < 0.95);
     if (phased) {
       title.append(el('span', { className: 'badge phase', textContent: 'phase \u00d7' + phased.series.phase_factor.toFixed(2),
                                 title: 'active during this share of the run; speedups scaled by it (eq. 5.8)' }));
@@ -287,11 +311,12 @@
     $('source-title').textContent = line.line;
     const pre = $('source-text');
     pre.textContent = '';
-    const lines = sources[line.file];
+    const lines = Object.hasOwn(sources, line.file) ? sources[line.file] : null;
     if (!lines) {
       pre.textContent = 'No source for this file in the report (coz plot --no-source, or the file was not found).';
     } else {
-      for (const n of Object.keys(lines).map(Number).sort((a, b) => a - b)) {
+      const near = (n) => Math.abs(n - line.number) <= 4;  // coz plot embeds four lines each side
+      for (const n of Object.keys(lines).map(Number).filter(near).sort((a, b) => a - b)) {
         const row = el('span', { textContent: String(n).padStart(6) + '  ' + lines[n] + '\n' });
         if (n === line.number) {
           row.className = 'here';
@@ -387,7 +412,11 @@
       state.min = v >= 2 && v <= 21 ? v : 5;
       onChange();
     });
-    $('filter').addEventListener('input', (e) => { state.filter = e.target.value; onChange(); });
+    let typing = 0;
+    $('filter').addEventListener('input', (e) => {
+      clearTimeout(typing);
+      typing = setTimeout(() => { state.filter = e.target.value; onChange(); }, 200);  // once typing pauses
+    });
     $('point').addEventListener('change', (e) => { state.point = e.target.value; onChange(); });
     $('phase').addEventListener('change', (e) => { state.phase = e.target.checked; onChange(); });
     $('source-close').addEventListener('click', () => { $('source').hidden = true; });
@@ -401,7 +430,7 @@
     const lines = selectLines(state);
     const domain = sharedDomain(lines);
     for (const line of lines) {
-      grid.append(card(line, domain));
+      grid.append(card(line, domain, state.phase));
     }
     scalabilityCharts(state);
     const empty = $('empty');
@@ -428,6 +457,22 @@
     const state = readState();
     setUpControls(state, () => render(state));
     render(state);
+    // Editing the URL, or going back, shows the view it names.
+    window.addEventListener('hashchange', () => {
+      if (location.hash.slice(1) === lastHash) {
+        return;
+      }
+      Object.assign(state, readState());
+      $('sort').value = state.sort;
+      $('min-points').value = String(state.min);
+      $('filter').value = state.filter;
+      $('point').value = state.point;
+      $('phase').checked = state.phase;
+      for (const box of $('levels').querySelectorAll('input')) {
+        box.checked = state.levels.includes(box.value);
+      }
+      render(state);
+    });
   }
 
   main();

@@ -2,6 +2,7 @@
 // result, source snippets and the viewer into one HTML page.
 #include "commands/plot.h"
 
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -39,8 +41,10 @@ const char* const kUsage =
     "  --serve             serve the page on 127.0.0.1 (a free port) instead; prints the URL\n"
     "  --open              also try to open it in a browser\n"
     "  --no-source         do not embed the source lines around each profiled line\n"
-    "  --min-points N      leave out lines with fewer than N distinct speedups (default 2;\n"
-    "                      the page can raise it)\n"
+    "  --source-root DIR   embed source lines only from files under DIR (default: the\n"
+    "                      current directory)\n"
+    "  --min-points N      the page starts by hiding lines with fewer than N distinct\n"
+    "                      speedups (default 5; its control goes down to 2)\n"
     "  --bootstrap N, --seed N, --confidence C, --fdr Q   as for coz report\n"
     "  -h, --help          show this help\n";
 
@@ -52,6 +56,8 @@ struct PlotArgs {
   bool serve = false;
   bool open = false;
   bool source = true;
+  std::string source_root = ".";
+  size_t min_points = 5;
   bool help = false;
   analysis::AnalysisOptions analysis;
 };
@@ -89,11 +95,17 @@ bool parse_args(const std::vector<std::string>& args, PlotArgs* out, std::string
       out->open = true;
     } else if (a == "--no-source") {
       out->source = false;
+    } else if (a == "--source-root") {
+      if (i + 1 >= args.size()) {
+        *error = a + " needs a directory";
+        return false;
+      }
+      out->source_root = args[++i];
     } else if (a == "--min-points") {
       if (!value(2, 21, &v)) {
         return false;
       }
-      out->analysis.min_speedups = static_cast<size_t>(v);
+      out->min_points = static_cast<size_t>(v);
     } else if (a == "--bootstrap") {
       if (!value(0, 100000, &v)) {
         return false;
@@ -175,9 +187,30 @@ std::string script_safe(const std::string& json) {
   return out;
 }
 
+// Whether `file` may be read for a snippet: a regular file whose real path lies under `root`
+// (itself a real path). A profile is untrusted input: without this, a profile naming
+// /proc/self/environ or ~/.ssh/id_rsa would copy it into a page that gets shared.
+bool readable_source(const std::string& file, const std::string& root) {
+  char real[PATH_MAX];
+  struct stat st;
+  if (!realpath(file.c_str(), real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+      st.st_size > (64 << 20)) {
+    return false;
+  }
+  std::string path(real);
+  for (const char* system : {"/proc/", "/sys/", "/dev/"}) {
+    if (path.rfind(system, 0) == 0) {
+      return false;
+    }
+  }
+  return root == "/" || path.rfind(root + "/", 0) == 0;
+}
+
 // The lines around each profiled line, from the files the profile names: {"file": {"12": "..."}}.
-// A file that is missing, not a regular file, or huge is skipped silently.
-std::string source_snippets(const analysis::Report& report) {
+// A file that is missing, outside `root`, not a regular file, or huge is skipped silently.
+std::string source_snippets(const analysis::Report& report, const std::string& root_dir) {
+  char real_root[PATH_MAX];
+  std::string root = realpath(root_dir.c_str(), real_root) ? real_root : "";
   std::map<std::string, std::set<long>> wanted;
   for (const analysis::Series& s : report.series) {
     size_t colon = s.line.rfind(':');
@@ -193,8 +226,7 @@ std::string source_snippets(const analysis::Report& report) {
   output::JsonWriter w;
   w.begin_object();
   for (const auto& [file, numbers] : wanted) {
-    struct stat st;
-    if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+    if (root.empty() || !readable_source(file, root)) {
       continue;
     }
     std::ifstream in(file);
@@ -210,6 +242,19 @@ std::string source_snippets(const analysis::Report& report) {
   }
   w.end_object();
   return w.text();
+}
+
+// "</script" cannot occur in JavaScript outside a string or pattern, where "<\/" means the same.
+void escape_script_end(std::string* js) {
+  size_t at = 0;
+  while ((at = js->find("</", at)) != std::string::npos) {
+    if (strncasecmp(js->c_str() + at + 2, "script", 6) == 0) {
+      js->replace(at, 2, "<\\/");
+      at += 3;
+    } else {
+      at += 2;
+    }
+  }
 }
 
 bool replace(std::string* page, const std::string& marker, const std::string& with) {
@@ -239,12 +284,13 @@ std::string nonce() {
 
 // The viewer page with everything inlined.
 bool build_page(const std::string& dir, const std::string& report_json, const std::string& sources_json,
-                std::string* page, std::string* error) {
+                size_t min_points, std::string* page, std::string* error) {
   std::string style, app, lib;
   if (!slurp(dir + "/index.html", page) || !slurp(dir + "/viewer.css", &style) || !slurp(dir + "/viewer.js", &app)) {
     *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
     return false;
   }
+  escape_script_end(&app);
   std::string n = nonce();
   std::string libs;
   for (const char* name : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}) {
@@ -253,17 +299,15 @@ bool build_page(const std::string& dir, const std::string& report_json, const st
                ": run `npm ci` in viewer/ (scripts/deps.sh does), then rebuild";
       return false;
     }
-    // "</script" cannot occur in JavaScript outside a string or pattern, where "<\/" means the same.
-    for (size_t at = lib.find("</script"); at != std::string::npos; at = lib.find("</script", at)) {
-      lib.replace(at, 2, "<\\/");
-    }
+    escape_script_end(&lib);
     libs += "<script nonce=\"" + n + "\">\n" + lib + "\n</script>\n";
   }
   bool ok = replace(page, "COZ_NONCE", n) && replace(page, "<!--coz:style-->", "<style>\n" + style + "</style>") &&
             replace(page, "<!--coz:data-->",
                     "<script type=\"application/json\" id=\"coz-report\">" + script_safe(report_json) +
                         "</script>\n<script type=\"application/json\" id=\"coz-sources\">" +
-                        script_safe(sources_json) + "</script>") &&
+                        script_safe(sources_json) + "</script>\n<script type=\"application/json\" id=\"coz-view\">" +
+                        "{\"min_points\": " + std::to_string(min_points) + "}</script>") &&
             replace(page, "<!--coz:libs-->", libs) &&
             replace(page, "<!--coz:app-->", "<script nonce=\"" + n + "\">\n" + app + "</script>");
   if (!ok) {
@@ -300,7 +344,8 @@ int plot_command(const std::vector<std::string>& args) {
   analysis::rank_in_groups(&report.series, analysis::SortOrder::kImpact);
   std::string json = output::render_json(output::RenderContext{report, data, "impact"});
   std::string page;
-  if (!build_page(dir, json, parsed.source ? source_snippets(report) : "{}", &page, &error)) {
+  std::string sources = parsed.source ? source_snippets(report, parsed.source_root) : "{}";
+  if (!build_page(dir, json, sources, parsed.min_points, &page, &error)) {
     fprintf(stderr, "coz plot: error: %s\n", error.c_str());
     return 2;
   }

@@ -1,5 +1,7 @@
 // A one-page HTTP server for `coz plot --serve`, bound to 127.0.0.1 only (see plot.h).
 #include <arpa/inet.h>
+#include <poll.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -7,10 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "commands/plot.h"
 
@@ -40,10 +45,38 @@ std::string response(const char* status, const char* type, const std::string& bo
   return head ? r : r + body;
 }
 
-void answer(int fd, const std::string& html) {
+// The Host a browser sends for this server; anything else (a DNS-rebinding page) is refused.
+bool host_allowed(const std::string& request, int port) {
+  size_t at = request.find("\r\nHost:");
+  if (at == std::string::npos) {
+    at = request.find("\r\nhost:");
+  }
+  if (at == std::string::npos) {
+    return true;  // HTTP/1.0 without Host: only a local program can have connected
+  }
+  size_t start = request.find_first_not_of(' ', at + 7);
+  std::string host = request.substr(start, request.find("\r\n", start) - start);
+  std::string p = ":" + std::to_string(port);
+  for (const char* name : {"127.0.0.1", "localhost"}) {
+    if (host == name || host == name + p) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void answer(int fd, const std::string& html, int port) {
+  // One deadline for the whole request, so a client sending a byte at a time cannot hold it.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   std::string request;
   char buf[4096];
   while (request.find("\r\n\r\n") == std::string::npos && request.size() < 16384) {
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    deadline - std::chrono::steady_clock::now()).count());
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0 || poll(&p, 1, left) <= 0) {
+      return;
+    }
     ssize_t n = recv(fd, buf, sizeof buf, 0);
     if (n <= 0) {
       if (n < 0 && errno == EINTR) {
@@ -64,6 +97,8 @@ void answer(int fd, const std::string& html) {
   bool head = method == "HEAD";
   if (method != "GET" && !head) {
     send_all(fd, response("405 Method Not Allowed", "text/plain", "only GET\n", false));
+  } else if (!host_allowed(request, port)) {
+    send_all(fd, response("403 Forbidden", "text/plain", "this report is served to 127.0.0.1 only\n", head));
   } else if (target == "/" || target == "/index.html") {
     send_all(fd, response("200 OK", "text/html; charset=utf-8", html, head));
   } else {
@@ -75,15 +110,12 @@ void answer(int fd, const std::string& html) {
 }  // namespace
 
 bool open_in_browser(const std::string& target) {
+  // Not waited for: some xdg-open setups return only when the browser closes. Children are
+  // reaped by the kernel (SIGCHLD ignored).
+  signal(SIGCHLD, SIG_IGN);
   pid_t pid;
   const char* argv[] = {"xdg-open", target.c_str(), nullptr};
-  if (posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) {
-    return false;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char* const*>(argv), environ) == 0;
 }
 
 int serve_page(const std::string& html, bool open_browser) {
@@ -110,6 +142,9 @@ int serve_page(const std::string& html, bool open_browser) {
   if (open_browser && !open_in_browser(url)) {
     fprintf(stderr, "coz plot: could not start a browser (xdg-open); open %s yourself\n", url.c_str());
   }
+  // One thread per connection, so a slow client never blocks another.
+  std::atomic<int> clients{0};
+  constexpr int kMaxClients = 32;
   for (;;) {
     int client = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
@@ -120,10 +155,19 @@ int serve_page(const std::string& html, bool open_browser) {
       close(fd);
       return 2;
     }
-    timeval timeout{5, 0};  // a silent client cannot hold the server
-    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    answer(client, html);
-    close(client);
+    if (clients.load() >= kMaxClients) {
+      close(client);  // a flood of connections is turned away rather than queued
+      continue;
+    }
+    timeval timeout{10, 0};  // a client that stops reading cannot hold its thread for ever
+    setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    clients++;
+    int port = ntohs(addr.sin_port);
+    std::thread([client, &html, &clients, port] {
+      answer(client, html, port);
+      close(client);
+      clients--;
+    }).detach();
   }
 }
 

@@ -119,6 +119,15 @@ test('sorting by impact and by name, the filter and minimum points', async () =>
   await page.close();
 });
 
+test('a URL naming no known point, level or sort falls back to the defaults', async () => {
+  const { page, problems } = await open(plot('load_lines.coz'), '#point=bogus&levels=&sort=fastest&min=99');
+  assert.equal((await cardLines(page)).length, 2);
+  assert.equal(await page.inputValue('#point'), 'throughput:done');
+  assert.equal(await page.inputValue('#sort'), 'impact');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the load toggle shows one series per level', async () => {
   const { page, problems } = await open(plot('load_lines.coz'));
   const colours = () => page.locator('.chart-card').first().locator('g.mark-symbol path')

@@ -67,7 +67,7 @@ TEST(CozPlot, EmbedsTheLinesAroundEachProfiledLineUnlessAskedNot) {
     return s;
   }();
   // Without -o, the page goes next to the profile with .html.
-  auto r = run_process({COZ_TEST_CLI, "plot", dir.file("p.coz")});
+  auto r = run_process({COZ_TEST_CLI, "plot", "--source-root", COZ_TEST_PROGRAMS_SRC, dir.file("p.coz")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, dir.file("p.html") + "\n");
   std::string html = slurp(dir.file("p.html"));
@@ -76,6 +76,32 @@ TEST(CozPlot, EmbedsTheLinesAroundEachProfiledLineUnlessAskedNot) {
   auto bare = run_process({COZ_TEST_CLI, "plot", "--no-source", "-o", dir.file("q.html"), dir.file("p.coz")});
   ASSERT_EQ(bare.status, 0) << bare.err;
   EXPECT_EQ(slurp(dir.file("q.html")).find("LINE:hot_a"), std::string::npos);
+  // Files outside the source root are not read.
+  auto outside = run_process({COZ_TEST_CLI, "plot", "--source-root", dir.path(), "-o", dir.file("r.html"), dir.file("p.coz")});
+  ASSERT_EQ(outside.status, 0) << outside.err;
+  EXPECT_EQ(slurp(dir.file("r.html")).find("LINE:hot_a"), std::string::npos);
+}
+
+TEST(CozPlot, NeverEmbedsSystemFilesAProfileNames) {
+  TempDir dir;
+  std::string text = "startup\ttime=1\n";
+  for (const char* file : {"/proc/self/environ", "/etc/passwd"}) {
+    for (double x : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+      text += "experiment\tselected=" + std::string(file) + ":1\tspeedup=" + std::to_string(x) +
+              "\tduration=1000000000\tselected-samples=1000\nthroughput-point\tname=p\tdelta=" +
+              std::to_string(static_cast<int>(1000 / (1 - 0.5 * x))) + "\n";
+    }
+  }
+  std::ofstream(dir.file("evil.coz")) << text;
+  // Even with the whole file system as the source root.
+  auto r = run_process({COZ_TEST_CLI, "plot", "--source-root", "/", "-o", dir.file("e.html"), dir.file("evil.coz")},
+                       "", {{"COZ_SECRET_FOR_TEST", "do-not-leak"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = slurp(dir.file("e.html"));
+  EXPECT_EQ(html.find("do-not-leak"), std::string::npos);
+  EXPECT_NE(html.find("root:x:0:0"), std::string::npos) << "--source-root / does allow /etc";
+  auto here = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("f.html"), dir.file("evil.coz")});
+  EXPECT_EQ(slurp(dir.file("f.html")).find("root:x:0:0"), std::string::npos) << "but not by default";
 }
 
 TEST(CozPlot, ClearErrors) {
@@ -146,6 +172,25 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
     EXPECT_EQ(r.rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << other << ": " << r.substr(0, 200);
     EXPECT_EQ(r.find("root:"), std::string::npos) << other;
   }
+  // A page reached through another host name (DNS rebinding) is refused.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  std::string rebound = "GET / HTTP/1.1\r\nHost: evil.example:" + std::to_string(port) + "\r\n\r\n";
+  send(fd, rebound.data(), rebound.size(), 0);
+  char buf[256] = {};
+  recv(fd, buf, sizeof buf - 1, MSG_WAITALL);
+  close(fd);
+  EXPECT_EQ(std::string(buf).rfind("HTTP/1.1 403", 0), 0u) << buf;
+  // A client that sends nothing does not block the next one.
+  int idle = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_EQ(connect(idle, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  EXPECT_EQ(http_get(port, "/").rfind("HTTP/1.1 200 OK", 0), 0u);
+  close(idle);
+
   // The listening socket is bound to 127.0.0.1 (0100007F in /proc/net/tcp), not to every address.
   char hex_port[8];
   snprintf(hex_port, sizeof hex_port, "%04X", port);
