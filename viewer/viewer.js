@@ -184,9 +184,10 @@
       const xmax = Math.max(...v.points.map((p) => p.x));
       fits.push({ x: 0, y: 0, level: v.series.load }, { x: xmax, y: v.slope * xmax, level: v.series.load });
     }
-    const x = { field: 'x', type: 'quantitative', scale: { domain: [0, 1] },
+    // A few pixels of padding, so points at 0% and 100% are not cut by the clipping.
+    const x = { field: 'x', type: 'quantitative', scale: { domain: [0, 1], padding: 6 },
                 axis: { format: '.0%', title: 'line speedup', tickCount: 5 } };
-    const y = { field: 'y', type: 'quantitative', scale: { domain: domain, zero: false, nice: false },
+    const y = { field: 'y', type: 'quantitative', scale: { domain: domain, zero: false, nice: false, padding: 6 },
                 axis: { format: '+.0%', title: 'program speedup', tickCount: 5 } };
     return {
       width: 280,
