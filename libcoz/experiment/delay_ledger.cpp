@@ -79,10 +79,12 @@ void DelayLedger::credit(LocalDelays& local) {
   }
 }
 
-void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain) {
+void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain, uint64_t kept_debt) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
   uint64_t limit = ns < unpack_ns(global) ? ns : unpack_ns(global);
+  uint64_t keep = unpack_ns(global) > kept_debt ? unpack_ns(global) - kept_debt : 0;
+  limit = limit < keep ? limit : keep;
   if (limit > local.ns && limit - local.ns > max_gain) {
     limit = local.ns + max_gain;
   }

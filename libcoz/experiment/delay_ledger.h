@@ -62,8 +62,10 @@ class DelayLedger {
   // raised the global total by.
   uint64_t absorb(LocalDelays& local, uint64_t faster_ns);
   // A thread woken by a waker whose total was `ns` is credited up to that total, and by at most
-  // `max_gain` (the time it was blocked: a wait absorbs delay only as long as it lasts).
-  void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX);
+  // `max_gain` (the time it was blocked: a wait absorbs delay only as long as it lasts). It still
+  // owes at least `kept_debt` afterwards: what it owed when it blocked without paying (holding a
+  // lock, in cond_wait) was run up while it ran, and no wake forgives it.
+  void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX, uint64_t kept_debt = 0);
   // The current experiment's epoch.
   uint64_t epoch() const { return unpack_epoch(global_.load(std::memory_order_acquire)); }
 

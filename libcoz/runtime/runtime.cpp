@@ -711,6 +711,15 @@ void Runtime::before_block() {
   catch_up();
   if (ThreadState* state = t_state) {
     state->block_start_ns = platform::monotonic_ns();
+    // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up
+    // while it was running, not while blocked: no wake may forgive it.
+    state->block_debt_ns = 0;
+    if (experiment_.ledger.inserting() && state->locks_held > 0 && !state->in_ledger) {
+      with_delays(state, [&] {
+        state->block_debt_ns = experiment_.ledger.owed(state->delays);
+        state->block_epoch = experiment_.ledger.epoch();
+      });
+    }
   }
 }
 
@@ -762,7 +771,9 @@ void Runtime::credit_after_block(const void* key, bool woken) {
     // programs badly (measured: 49% against 71%).
     uint64_t waker = key ? experiment_.handoffs.read(key, experiment_.ledger.epoch())
                          : experiment_.ledger.global_ns();
-    experiment_.ledger.credit_to(state->delays, waker, amplify_.on() ? blocked : UINT64_MAX);
+    uint64_t kept = state->block_epoch == experiment_.ledger.epoch() ? state->block_debt_ns : 0;
+    state->block_debt_ns = 0;
+    experiment_.ledger.credit_to(state->delays, waker, amplify_.on() ? blocked : UINT64_MAX, kept);
   });
 }
 

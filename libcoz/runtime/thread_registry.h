@@ -40,6 +40,8 @@ struct ThreadState {
   uint64_t paused_ns = 0;  // time this thread spent paused for delays, in all
   uint64_t blocked_ns = 0;      // time an arrival thread spent blocked in interposed calls
   uint64_t block_start_ns = 0;  // when the thread last began to block, or 0
+  uint64_t block_debt_ns = 0;   // delays it still owed then (holding a lock, it could not pay)
+  uint64_t block_epoch = 0;     // the experiment that debt belongs to
 
   // Load amplification: this thread's arrival counters (registered by the thread itself, read
   // by the profiler thread through ProgressPoints; kept when the state is recycled, so a new

@@ -205,5 +205,23 @@ TEST(DelayLedger, CreditToTheWakersCountOnly) {
   EXPECT_EQ(greedy.ns, 10 * kDelay) << "never credited beyond the global count";
 }
 
+TEST(DelayLedger, AWakeNeverForgivesWhatWasOwedBeforeBlocking) {
+  // A consumer runs while the producer's line is sampled, then waits on a condition variable
+  // holding the mutex (so it cannot pay): the producer's wake credits only what came after.
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays producer, consumer;
+  ledger.credit_to(consumer, 0);  // the consumer has seen this experiment
+  ledger.absorb(producer, 4 * kDelay);
+  uint64_t owed_at_block = ledger.owed(consumer);
+  EXPECT_EQ(owed_at_block, 4 * kDelay);
+  ledger.absorb(producer, 6 * kDelay);  // while the consumer is blocked
+  ledger.credit_to(consumer, producer.ns, UINT64_MAX, owed_at_block);
+  EXPECT_EQ(ledger.take_owed(consumer), 4 * kDelay) << "the debt run up while running is still paid";
+  LocalDelays other;  // a thread that owed nothing when it blocked is credited in full
+  ledger.credit_to(other, producer.ns, UINT64_MAX, 0);
+  EXPECT_EQ(ledger.take_owed(other), 0u);
+}
+
 }  // namespace
 }  // namespace coz
