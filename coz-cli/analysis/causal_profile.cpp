@@ -140,6 +140,10 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
   s->p_value = slope_permutation_p(s->kind, obs, o.bootstrap, &rng);
   const bool tput = s->kind == PointKind::kThroughput;
   auto cost = [tput](const Observation& e) { return tput ? e.duration_ns : e.in_flight_ns; };
+  std::vector<double> mean(groups.size());
+  for (size_t g = 0; g < groups.size(); g++) {
+    mean[g] = groups[g].value_ns(s->kind);
+  }
   std::vector<size_t> group_of(obs.size());
   std::vector<double> residuals;
   for (size_t i = 0; i < obs.size(); i++) {
@@ -147,28 +151,34 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
       group_of[i]++;
     }
     const Group& g = groups[group_of[i]];
-    double mean = g.value_ns(s->kind);
-    if (g.experiments >= 2 && obs[i].visits > 0 && mean > 0) {
+    if (g.experiments >= 2 && obs[i].visits > 0 && mean[group_of[i]] > 0) {
       double n = static_cast<double>(g.experiments);
-      residuals.push_back((cost(obs[i]) / obs[i].visits / mean - 1) * std::sqrt(n / (n - 1)));
+      residuals.push_back((cost(obs[i]) / obs[i].visits / mean[group_of[i]] - 1) * std::sqrt(n / (n - 1)));
     }
   }
   if (residuals.size() < 2) {
     return;
   }
 
+  // The group behind each curve point (the curve skips groups without a value).
+  std::vector<size_t> group_at(s->curve.size());
+  for (size_t k = 0; k < s->curve.size(); k++) {
+    while (groups[group_at[k]].key != speedup_key(s->curve[k].line_speedup)) {
+      group_at[k]++;
+    }
+  }
+
   // Replicates of each group's value: sum of weight x (mean x (1 + residual)) over its experiments.
   std::vector<std::vector<double>> at(s->curve.size());
-  std::vector<double> slopes, impacts, value(groups.size());
+  std::vector<double> slopes, impacts, cost_sum(groups.size());
   std::vector<XY> curve;
   for (size_t b = 0; b < o.bootstrap; b++) {
-    std::vector<double> cost_sum(groups.size(), 0);
+    std::fill(cost_sum.begin(), cost_sum.end(), 0.0);
     for (size_t i = 0; i < obs.size(); i++) {
-      const Group& g = groups[group_of[i]];
-      double mean = g.value_ns(s->kind);
-      bool drawn = obs[i].visits > 0 && mean > 0;
+      double m = mean[group_of[i]];
+      bool drawn = obs[i].visits > 0 && m > 0;
       double e = drawn ? residuals[rng.below(residuals.size())] : 0;
-      cost_sum[group_of[i]] += drawn ? obs[i].visits * mean * std::max(0.0, 1 + e) : cost(obs[i]);
+      cost_sum[group_of[i]] += drawn ? obs[i].visits * m * std::max(0.0, 1 + e) : cost(obs[i]);
     }
     curve.clear();
     double base = groups[0].visits > 0 ? cost_sum[0] / groups[0].visits : 0;
@@ -176,10 +186,7 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
       continue;
     }
     for (size_t k = 0; k < s->curve.size(); k++) {
-      size_t g = 0;
-      while (groups[g].key != speedup_key(s->curve[k].line_speedup)) {
-        g++;
-      }
+      size_t g = group_at[k];
       double y = (1 - cost_sum[g] / groups[g].visits / base) * s->phase_factor;
       at[k].push_back(y);
       curve.push_back(XY{s->curve[k].line_speedup, k == 0 ? 0 : y});
