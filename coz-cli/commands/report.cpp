@@ -275,15 +275,14 @@ std::string run_summary(const std::string& profile, uint64_t offset) {
   if (!read_profile(profile, &records, &errors)) {
     return "coz: the profile " + profile + " could not be read back\n";
   }
+  // Experiments this run wrote: only the part of the file appended since `offset`.
   size_t this_run = 0;
   std::ifstream in(profile, std::ios::binary);
-  std::string line;
-  uint64_t at = 0;
-  while (std::getline(in, line)) {
-    if (at >= offset && line.compare(0, 11, "experiment\t") == 0) {
-      this_run++;
-    }
-    at += line.size() + 1;
+  in.seekg(static_cast<std::streamoff>(offset));
+  Record r;
+  std::string message;
+  for (std::string line; std::getline(in, line);) {
+    this_run += parse_record(line, &r, &message) && r.kind == RecordKind::kExperiment;
   }
   analysis::ProfileData data;
   data.add(profile, records);
