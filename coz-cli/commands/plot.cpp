@@ -66,21 +66,13 @@ bool parse_args(const std::vector<std::string>& args, PlotArgs* out, std::string
   out->analysis.min_speedups = 2;
   for (size_t i = 0; i < args.size(); i++) {
     const std::string& a = args[i];
-    auto value = [&](double low, double high, double* v) {
-      char* end = nullptr;
-      if (i + 1 >= args.size()) {
-        *error = a + " needs a value";
-        return false;
-      }
-      const std::string& text = args[++i];
-      *v = strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(*v >= low && *v <= high)) {
-        *error = a + " takes a number from " + std::to_string(low) + " to " + std::to_string(high) + ", not '" + text + "'";
-        return false;
-      }
-      return true;
-    };
-    double v;
+    OptionResult shared = parse_shared_option(args, &i, &out->analysis, &out->min_points, error);
+    if (shared == OptionResult::kBad) {
+      return false;
+    }
+    if (shared == OptionResult::kHandled) {
+      continue;
+    }
     if (a == "-h" || a == "--help") {
       out->help = true;
     } else if (a == "-o" || a == "--output") {
@@ -101,29 +93,6 @@ bool parse_args(const std::vector<std::string>& args, PlotArgs* out, std::string
         return false;
       }
       out->source_root = args[++i];
-    } else if (a == "--min-points") {
-      if (!value(2, 21, &v)) {
-        return false;
-      }
-      out->min_points = static_cast<size_t>(v);
-    } else if (a == "--bootstrap") {
-      if (!value(0, 100000, &v)) {
-        return false;
-      }
-      out->analysis.bootstrap = static_cast<size_t>(v);
-    } else if (a == "--seed") {
-      if (!value(0, 1e15, &v)) {
-        return false;
-      }
-      out->analysis.seed = static_cast<uint64_t>(v);
-    } else if (a == "--confidence") {
-      if (!value(0.5, 0.999, &out->analysis.confidence)) {
-        return false;
-      }
-    } else if (a == "--fdr") {
-      if (!value(0.0001, 0.5, &out->analysis.fdr)) {
-        return false;
-      }
     } else if (a.size() > 1 && a[0] == '-') {
       *error = "unknown option '" + a + "'; see coz plot --help";
       return false;

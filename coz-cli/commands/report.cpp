@@ -58,6 +58,53 @@ bool parse_number(const std::string& text, double low, double high, double* out)
   return true;
 }
 
+}  // namespace
+
+OptionResult parse_shared_option(const std::vector<std::string>& args, size_t* i,
+                                 analysis::AnalysisOptions* analysis, size_t* min_points, std::string* error) {
+  const std::string& a = args[*i];
+  if (a != "--min-points" && a != "--confidence" && a != "--bootstrap" && a != "--seed" && a != "--fdr") {
+    return OptionResult::kNotHandled;
+  }
+  std::string v = *i + 1 < args.size() ? args[++*i] : std::string();
+  double d;
+  if (a == "--min-points") {
+    if (!parse_number(v, 2, 21, &d) || d != static_cast<size_t>(d)) {
+      *error = "--min-points takes a whole number from 2 to 21 (there are 21 speedups, 0% to 100%)";
+      return OptionResult::kBad;
+    }
+    *min_points = static_cast<size_t>(d);
+  } else if (a == "--confidence") {
+    if (!parse_number(v, 0.5, 0.999, &d)) {
+      *error = "--confidence takes a number from 0.5 to 0.999, e.g. 0.95";
+      return OptionResult::kBad;
+    }
+    analysis->confidence = d;
+  } else if (a == "--bootstrap") {
+    if (!parse_number(v, 0, 100000, &d) || d != static_cast<size_t>(d)) {
+      *error = "--bootstrap takes a whole number of replicates from 0 to 100000";
+      return OptionResult::kBad;
+    }
+    analysis->bootstrap = static_cast<size_t>(d);
+  } else if (a == "--seed") {
+    char* end = nullptr;
+    errno = 0;
+    if (v.empty() || v[0] == '-' || (analysis->seed = strtoull(v.c_str(), &end, 10), *end != '\0' || errno != 0)) {
+      *error = "--seed takes a whole number from 0 to 18446744073709551615";
+      return OptionResult::kBad;
+    }
+  } else {
+    if (!parse_number(v, 0.0001, 0.5, &d)) {
+      *error = "--fdr takes a rate from 0.0001 to 0.5, e.g. 0.05";
+      return OptionResult::kBad;
+    }
+    analysis->fdr = d;
+  }
+  return OptionResult::kHandled;
+}
+
+namespace {
+
 bool parse_args(const std::vector<std::string>& args, ReportArgs* out, std::string* error) {
   for (size_t i = 0; i < args.size(); i++) {
     const std::string& a = args[i];
@@ -70,7 +117,13 @@ bool parse_args(const std::vector<std::string>& args, ReportArgs* out, std::stri
       return true;
     };
     std::string v;
-    double d;
+    OptionResult shared = parse_shared_option(args, &i, &out->analysis, &out->analysis.min_speedups, error);
+    if (shared == OptionResult::kBad) {
+      return false;
+    }
+    if (shared == OptionResult::kHandled) {
+      continue;
+    }
     if (a == "-h" || a == "--help") {
       out->help = true;
     } else if (a == "--json") {
@@ -96,38 +149,6 @@ bool parse_args(const std::vector<std::string>& args, ReportArgs* out, std::stri
         return false;
       }
       out->sort_name = v;
-    } else if (a == "--min-points") {
-      if (!next(&v) || !parse_number(v, 2, 21, &d) || d != static_cast<size_t>(d)) {
-        *error = "--min-points takes a whole number from 2 to 21 (there are 21 speedups, 0% to 100%)";
-        return false;
-      }
-      out->analysis.min_speedups = static_cast<size_t>(d);
-    } else if (a == "--confidence") {
-      if (!next(&v) || !parse_number(v, 0.5, 0.999, &d)) {
-        *error = "--confidence takes a number from 0.5 to 0.999, e.g. 0.95";
-        return false;
-      }
-      out->analysis.confidence = d;
-    } else if (a == "--bootstrap") {
-      if (!next(&v) || !parse_number(v, 0, 100000, &d) || d != static_cast<size_t>(d)) {
-        *error = "--bootstrap takes a whole number of replicates from 0 to 100000";
-        return false;
-      }
-      out->analysis.bootstrap = static_cast<size_t>(d);
-    } else if (a == "--seed") {
-      char* end = nullptr;
-      errno = 0;
-      if (!next(&v) || v.empty() || v[0] == '-' ||
-          (out->analysis.seed = strtoull(v.c_str(), &end, 10), *end != '\0' || errno != 0)) {
-        *error = "--seed takes a whole number from 0 to 18446744073709551615";
-        return false;
-      }
-    } else if (a == "--fdr") {
-      if (!next(&v) || !parse_number(v, 0.0001, 0.5, &d)) {
-        *error = "--fdr takes a rate from 0.0001 to 0.5, e.g. 0.05";
-        return false;
-      }
-      out->analysis.fdr = d;
     } else if (a == "--point") {
       if (!next(&out->point)) {
         return false;

@@ -8,9 +8,18 @@
 
 namespace coz::analysis {
 class ProfileData;
+struct AnalysisOptions;
 }
 
 namespace coz::cli {
+
+enum class OptionResult { kNotHandled, kHandled, kBad };
+
+// The options `coz report` and `coz plot` share: --confidence, --bootstrap, --seed and --fdr
+// (into `analysis`) and --min-points (into `min_points`). For one of them at args[*i], reads its
+// value (advancing *i); kBad sets `error`. Anything else is kNotHandled.
+OptionResult parse_shared_option(const std::vector<std::string>& args, size_t* i,
+                                 analysis::AnalysisOptions* analysis, size_t* min_points, std::string* error);
 
 // Reads `files` into `data`, printing malformed lines (the first ten) as warnings prefixed by
 // `who`. Returns false, after printing why, when a file cannot be read.
