@@ -20,7 +20,8 @@ std::string golden(const std::string& name) { return std::string(COZ_TEST_GOLDEN
 TEST(CozReport, RanksTheHeavierFunctionsLineFirst) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto run = run_process({COZ_TEST_CLI, "run", "--experiment-length", "25ms", "-o", profile, "---",
+  // Two runs, so each line has enough experiments even when other tests share the cores.
+  auto run = run_process({COZ_TEST_CLI, "run", "--experiment-length", "25ms", "--runs", "2", "-o", profile, "---",
                           fixture("two_hot"), "300"});
   ASSERT_EQ(run.status, 0) << run.err;
   // The two-line summary: experiments this run, then lines with usable data (or why none).
