@@ -10,6 +10,7 @@ Each repetition runs every level of one configuration back to back; an effect is
 RUNS repetitions of the ratio within a repetition.
 """
 import os
+import random
 import re
 import shutil
 import statistics
@@ -105,15 +106,64 @@ def debian_period(binary, line_spec, speedup, scratch):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return profile_period(profile) if os.path.exists(profile) else None
 
-def paired_median(at, base):
-    """Median over repetitions of at/base, each pair measured side by side (this machine's speed
-    drifts by several percent over minutes; a ratio of overall medians would carry that drift)."""
-    ratios = [a / b for a, b in zip(at, base) if a and b]
-    return statistics.median(ratios) if ratios else None
+class Measure:
+    """A percentage from the median over repetitions of a ratio measured within one repetition:
+    sign * 100 * (median(num/den) - 1). This machine's speed drifts by several percent over
+    minutes, so each ratio pairs two runs made side by side; a ratio of overall medians would
+    carry that drift."""
+
+    def __init__(self, num, den, sign):
+        self.ratios = [a / b for a, b in zip(num, den) if a and b]
+        self.sign = sign
+
+    def value(self, ratios=None):
+        ratios = self.ratios if ratios is None else ratios
+        return None if not ratios else self.sign * 100 * (statistics.median(ratios) - 1)
 
 def effect(periods, speedup):
-    ratio = paired_median(periods[speedup], periods[0.0])
-    return None if ratio is None else 1.0 - ratio
+    """Speedup effect: 1 - T(S)/T(0), in percent."""
+    return Measure(periods[speedup], periods[0.0], -1)
+
+def error_interval(actual, predicted, replicates=2000):
+    """95% bootstrap interval of predicted - actual, resampling each side's repetitions: how far
+    the error could move by this machine's noise alone. An interval that excludes 0 is a bias."""
+    if len(actual.ratios) < 2 or len(predicted.ratios) < 2:
+        return None
+    rng = random.Random(1)
+    diffs = sorted(predicted.value(rng.choices(predicted.ratios, k=len(predicted.ratios))) -
+                   actual.value(rng.choices(actual.ratios, k=len(actual.ratios)))
+                   for _ in range(replicates))
+    return diffs[int(0.025 * replicates)], diffs[int(0.975 * replicates) - 1]
+
+def error_cells(actual, predicted, summary):
+    """The predicted value, its absolute error and the error's interval, as table cells; adds the
+    error to `summary` (errors, intervals excluding 0, interval widths)."""
+    value = predicted.value()
+    if value is None:
+        return f"{'n/a':>7} {'n/a':>6} {'':>15}"
+    err = value - actual.value()
+    summary["errors"].append(abs(err))
+    interval = error_interval(actual, predicted)
+    if interval is None:
+        return f"{value:7.1f} {abs(err):6.1f} {'':>15}"
+    lo, hi = interval
+    summary["widths"].append(hi - lo)
+    if lo > 0 or hi < 0:
+        summary["biased"] += 1
+    return f"{value:7.1f} {abs(err):6.1f} {f'[{lo:+.1f}, {hi:+.1f}]':>15}"
+
+def new_summary():
+    return {"errors": [], "widths": [], "biased": 0}
+
+def print_summary(who, summary):
+    errors = summary["errors"]
+    if not errors:
+        return
+    print(f"{who}: mean absolute error {statistics.mean(errors):.2f} points, max {max(errors):.1f}, "
+          f"over {len(errors)} cases")
+    if summary["widths"]:
+        print(f"{who}: {summary['biased']} of {len(summary['widths'])} errors beyond noise (95% interval "
+              f"excludes 0); median interval width {statistics.median(summary['widths']):.1f} points")
 
 def load_cases(coz, work, scratch):
     """Latency and load amplification (the arrival-point issue): rows of (case, actual, predicted)
@@ -134,9 +184,7 @@ def load_cases(coz, work, scratch):
                 real[s].append(real_latency(binary, s))
                 ours[s].append(profile_latency(ours_profile(coz, binary, spec, s, scratch)))
         for s in SPEEDUPS:
-            actual, predicted = paired_median(real[s], real[0.0]), paired_median(ours[s], ours[0.0])
-            rows.append((f"latency, service {int(s * 100)}% faster", 100 * (1 - actual),
-                         None if predicted is None else 100 * (1 - predicted)))
+            rows.append((f"latency, service {int(s * 100)}% faster", effect(real, s), effect(ours, s)))
         sys.stderr.write("done: latency\n")
 
     binary = build(work, "load.c", [], ["-g"], "")
@@ -156,11 +204,10 @@ def load_cases(coz, work, scratch):
                     by_speedup[f].append(ours_period(coz, binary, spec, 0.0, scratch,
                                                      ["--arrival-speedup", f"{d}ns"]))
         for f in loads:
-            actual = 100 * (paired_median(real[1.0], real[f]) - 1)
+            actual = Measure(real[1.0], real[f], 1)  # throughput gain: T(1)/T(F) - 1
             for how, periods in (("--arrival-speedup", by_speedup[f]), ("--load", by_load[f])):
-                predicted = paired_median(by_load[1.0], periods)
                 rows.append((f"load alone x{f:g}, throughput gain ({how})", actual,
-                             None if predicted is None else 100 * (predicted - 1)))
+                             Measure(by_load[1.0], periods, 1)))
         sys.stderr.write("done: load alone\n")
 
     if wanted("load-amplified"):
@@ -172,26 +219,39 @@ def load_cases(coz, work, scratch):
                 for s in (0.0, 0.5):
                     real[s].append(real_period(binary, s, f))
                     ours[s].append(ours_period(coz, binary, spec, s, scratch, ["--load", str(f)]))
-            actual, predicted = paired_median(real[0.5], real[0.0]), paired_median(ours[0.5], ours[0.0])
-            rows.append((f"load-amplified x{f:g}, consumers 50% faster", 100 * (1 - actual),
-                         None if predicted is None else 100 * (1 - predicted)))
+            rows.append((f"load-amplified x{f:g}, consumers 50% faster", effect(real, 0.5), effect(ours, 0.5)))
         sys.stderr.write("done: load-amplified profile\n")
     return rows
+
+ERROR_HEADER = f"{'ours':>7} {'error':>6} {'95% interval':>15}"
 
 def print_load_rows(rows):
     print()
     print(f"Latency and load amplification: medians over {RUNS} repetitions of paired ratios; percent")
-    print(f"{'case':58} {'actual':>7} {'ours':>7} {'error':>6}")
-    errors = []
+    print(f"{'case':58} {'actual':>7} {ERROR_HEADER}")
+    summary = new_summary()
     for name, actual, predicted in rows:
-        if predicted is None:
-            print(f"{name:58} {actual:7.1f} {'n/a':>7}")
-            continue
-        errors.append(abs(predicted - actual))
-        print(f"{name:58} {actual:7.1f} {predicted:7.1f} {errors[-1]:6.1f}")
-    if errors:
-        print(f"latency and load: mean absolute error {statistics.mean(errors):.2f} points, "
-              f"max {max(errors):.1f}, over {len(errors)} cases")
+        print(f"{name:58} {actual.value():7.1f} {error_cells(actual, predicted, summary)}")
+    print_summary("latency and load", summary)
+
+def print_speedup_rows(rows, have_debian):
+    print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent; the "
+          f"interval is the error's, by bootstrap over repetitions")
+    header = f"{'case':40} {'line':>5} {'actual':>7} {ERROR_HEADER}"
+    if have_debian:
+        header += f" {'coz 0.2':>8} {'error':>6} {'95% interval':>15}"
+    print(header)
+    ours_summary, coz_summary = new_summary(), new_summary()
+    for name, s, actual, ours_effect, coz_effect in rows:
+        line = f"{name:40} {int(s * 100):4}% {actual.value():7.1f} {error_cells(actual, ours_effect, ours_summary)}"
+        if have_debian:
+            line += " " + error_cells(actual, coz_effect, coz_summary).replace("    n/a", " failed", 1)
+        print(line)
+    print_summary("this project", ours_summary)
+    if have_debian:
+        print_summary("Debian coz 0.2", coz_summary)
+    else:
+        print("Debian coz-profiler not installed (apt-get install coz-profiler): no comparison column")
 
 def main():
     coz = os.path.join(ROOT, "build", "bin", "coz")
@@ -227,36 +287,8 @@ def main():
     amplification_rows = [] if os.environ.get("SKIP_LOAD") else load_cases(coz, work, scratch)
     shutil.rmtree(scratch, ignore_errors=True)
 
-    print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent")
-    header = f"{'case':40} {'line':>5} {'actual':>7} {'ours':>7} {'error':>6}"
-    if have_debian:
-        header += f" {'coz 0.2':>8} {'error':>6}"
-    print(header)
-    ours_errors, coz_errors = [], []
-    for name, s, actual, ours_effect, coz_effect in rows:
-        line = f"{name:40} {int(s * 100):4}% {actual * 100:7.1f} "
-        if ours_effect is None:
-            line += f"{'n/a':>7} {'n/a':>6}"
-        else:
-            err = abs(ours_effect - actual) * 100
-            ours_errors.append(err)
-            line += f"{ours_effect * 100:7.1f} {err:6.1f}"
-        if have_debian:
-            if coz_effect is None:
-                line += f" {'failed':>8} {'':>6}"
-            else:
-                err = abs(coz_effect - actual) * 100
-                coz_errors.append(err)
-                line += f" {coz_effect * 100:8.1f} {err:6.1f}"
-        print(line)
-    if ours_errors:
-        print(f"this project: mean absolute error {statistics.mean(ours_errors):.2f} points, "
-              f"max {max(ours_errors):.1f}, over {len(ours_errors)} cases")
-    if coz_errors:
-        print(f"Debian coz 0.2: mean absolute error {statistics.mean(coz_errors):.2f} points, "
-              f"max {max(coz_errors):.1f}, over {len(coz_errors)} cases")
-    elif not have_debian:
-        print("Debian coz-profiler not installed (apt-get install coz-profiler): no comparison column")
+    if rows:
+        print_speedup_rows(rows, have_debian)
     if amplification_rows:
         print_load_rows(amplification_rows)
 
