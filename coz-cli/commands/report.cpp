@@ -318,7 +318,15 @@ std::string run_summary(const std::string& profile, uint64_t offset) {
   snprintf(first, sizeof first, "coz: profile written to %s: %zu experiment%s this run, %zu in all\n",
            profile.c_str(), this_run, this_run == 1 ? "" : "s", report.experiments);
   std::string second;
-  if (!report.diagnosis.code.empty()) {
+  std::set<std::string> levels;
+  for (const analysis::ScalabilityRow& row : report.scalability) {
+    levels.insert(row.level.label());
+  }
+  if (!report.diagnosis.code.empty() && !levels.empty()) {
+    // A load sweep: its result is the scalability table, not a causal profile.
+    second = "coz: throughput at " + std::to_string(levels.size()) + " load levels; see coz report " +
+             profile + "\n";
+  } else if (!report.diagnosis.code.empty()) {
     second = "coz: warning: " + report.diagnosis.message + "\n";
   } else {
     second = "coz: " + std::to_string(lines.size()) + " line" + (lines.size() == 1 ? "" : "s") +

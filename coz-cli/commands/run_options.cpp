@@ -33,7 +33,9 @@ const char* const kRunUsage =
     "Load amplification (the program marks arrivals with COZ_ARRIVAL or COZ_BEGIN):\n"
     "      --arrival-speedup T     make each arrival T sooner: 750us, 1ms, or nanoseconds\n"
     "      --load F[,F...]         F times the arrival rate, measured while running; a list\n"
-    "                              runs the program once per level (a scalability sweep)\n"
+    "                              runs the program once per level (a scalability sweep;\n"
+    "                              with --end-to-end and no --fixed-line or --fixed-speedup,\n"
+    "                              a sweep measures load alone: speedup 0%)\n"
     "      --runs N                run the program N times (per load level), one profile\n"
     "  -v, --verbose               say what the profiler is doing\n"
     "  -h, --help                  show this help\n"
@@ -297,6 +299,11 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
   if (out->arrival_speedup_ns != 0 && !out->loads.empty()) {
     *error = "use either --arrival-speedup or --load, not both";
     return false;
+  }
+  if (out->loads.size() > 1 && out->end_to_end && out->fixed_line.empty() && out->fixed_speedup < 0) {
+    // A sweep's one experiment per run is for its scalability table, which reads 0% experiments:
+    // random line speedups would waste about half the runs and perturb the rest.
+    out->fixed_speedup = 0;
   }
   out->command.assign(args.begin() + static_cast<long>(i), args.end());
   if (out->command.empty()) {

@@ -18,6 +18,9 @@
 namespace coz {
 
 inline constexpr int kProfileFormatVersion = 1;
+// The `selected` of a 0% end-to-end experiment during which no in-scope line was sampled (it
+// speeds nothing up, so it needs no line; it still counts for a load sweep's throughput).
+inline constexpr const char* kNoLine = "(no line sampled)";
 
 enum class RecordKind {
   kStartup,

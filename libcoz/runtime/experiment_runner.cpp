@@ -80,7 +80,8 @@ void ExperimentRunner::tick() {
 }
 
 void ExperimentRunner::begin(SourceLine* line) {
-  state_.want_line.store(false, std::memory_order_release);
+  state_.offered.store(nullptr, std::memory_order_release);
+  state_.want_line.store(line == nullptr, std::memory_order_release);  // a label for a 0% run
   open_ = Open();
   open_.line = line;
   open_.speedup = scheduler_.draw_speedup(random_);
@@ -99,6 +100,10 @@ uint64_t ExperimentRunner::end() {
   tick();
   uint64_t end_ns = platform::monotonic_ns();
   state_.selected.store(nullptr, std::memory_order_release);
+  if (!open_.line) {
+    open_.line = state_.offered.exchange(nullptr, std::memory_order_acq_rel);
+    state_.want_line.store(false, std::memory_order_release);
+  }
   uint64_t inserted = state_.ledger.global_ns();
   state_.ledger.end();
   is_open_ = false;
@@ -118,7 +123,7 @@ uint64_t ExperimentRunner::end() {
 
   RecordBuilder block;
   block.begin("experiment")
-      .field("selected", open_.line->name())
+      .field("selected", open_.line ? open_.line->name() : std::string(kNoLine))
       .field("speedup", open_.speedup / 100.0, 2)
       .field("duration", effective)
       .field("selected-samples", state_.selected_samples.load(std::memory_order_relaxed))

@@ -113,7 +113,10 @@ void ExperimentRunner::run(Idle&& idle) {
   };
   while (true) {
     SourceLine* line = settings_.fixed_line;
-    while (!line) {
+    // One 0% experiment over the whole run (load amplification alone, or a plain baseline)
+    // speeds no line up: it starts at once and takes its line label from the first sample.
+    bool any_line = settings_.end_to_end && settings_.scheduler.fixed_speedup == 0;
+    while (!line && !any_line) {
       line = wait_for_line();
       if (!line && waiting(settings_.sampling_period_ns)) {
         return;

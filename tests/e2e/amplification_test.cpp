@@ -159,17 +159,23 @@ TEST(Amplification, CombinesWithRandomLineExperiments) {
 TEST(Amplification, SweepAppendsOneRunPerLevelAndRepetition) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-speedup", "0", "--fixed-line",
-                        spec("WORK"), "--load", "1,2", "--runs", "2", "-o", profile, "---",
-                        fixture("arrivals"), "1", "20", "1000", "1000"});
+  // The documented sweep: no fixed line or speedup, so it measures load alone.
+  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--load", "1,2", "--runs", "2", "-o", profile,
+                        "---", fixture("arrivals"), "1", "20", "1000", "1000"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(records_of(profile, RecordKind::kStartup).size(), 4u);
   std::multiset<double> targets;
   for (const Record& a : records_of(profile, RecordKind::kExperiment)) {
     targets.insert(a.real("load-target"));
+    EXPECT_EQ(a.real("speedup"), 0.0);
+    // Started at once, not at the first sample (these runs last ~20 ms, mostly asleep): labelled
+    // with the first line sampled, if any.
+    EXPECT_TRUE(a.text("selected") == kNoLine || a.text("selected").find("arrivals.c:") != std::string::npos)
+        << a.text("selected");
   }
   EXPECT_EQ(targets, (std::multiset<double>{1, 1, 2, 2}));
   EXPECT_NE(r.err.find("run 4 of 4 at load 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("coz: throughput at 2 load levels; see coz report"), std::string::npos) << r.err;
 }
 
 TEST(Amplification, NoArrivalPointIsReportedAtExitAndInTheProfile) {

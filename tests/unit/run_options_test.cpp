@@ -109,6 +109,15 @@ TEST(RunOptions, LoadAmplificationAndCommandLinePoints) {
   EXPECT_EQ(parse_ok({"--load", "4", "---", "p"}).loads, (std::vector<double>{4}));
 }
 
+TEST(RunOptions, EndToEndSweepMeasuresLoadAlone) {
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "---", "p"}).fixed_speedup, 0);
+  // Not a sweep, not end to end, or a line or speedup asked for: left as given.
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "2", "---", "p"}).fixed_speedup, -1);
+  EXPECT_EQ(parse_ok({"--load", "1,2", "---", "p"}).fixed_speedup, -1);
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-line", "a.c:3", "---", "p"}).fixed_speedup, -1);
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-speedup", "40", "---", "p"}).fixed_speedup, 40);
+}
+
 TEST(RunOptions, BadAmplificationIsAOneLineError) {
   EXPECT_NE(parse_error({"--arrival-speedup", "-1ms", "---", "p"}).find("--arrival-speedup"), std::string::npos);
   EXPECT_NE(parse_error({"--arrival-speedup", "2h", "---", "p"}).find("--arrival-speedup"), std::string::npos);
