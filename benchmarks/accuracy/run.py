@@ -124,10 +124,15 @@ def effect(periods, speedup):
     """Speedup effect: 1 - T(S)/T(0), in percent."""
     return Measure(periods[speedup], periods[0.0], -1)
 
+MIN_INTERVAL_RUNS = 5
+
 def error_interval(actual, predicted, replicates=2000):
-    """95% bootstrap interval of predicted - actual, resampling each side's repetitions: how far
-    the error could move by this machine's noise alone. An interval that excludes 0 is a bias."""
-    if len(actual.ratios) < 2 or len(predicted.ratios) < 2:
+    """Approximate 95% percentile-bootstrap interval of predicted - actual: how far the error could
+    move by this machine's noise alone; one that excludes 0 suggests a bias. Each side's
+    repetitions are resampled independently (the pairing of real and profiled runs within a
+    repetition is ignored). A median of fewer than MIN_INTERVAL_RUNS values bootstraps to little
+    more than their range, which covers the true median too rarely: no interval then."""
+    if len(actual.ratios) < MIN_INTERVAL_RUNS or len(predicted.ratios) < MIN_INTERVAL_RUNS:
         return None
     rng = random.Random(1)
     diffs = sorted(predicted.value(rng.choices(predicted.ratios, k=len(predicted.ratios))) -
@@ -139,8 +144,8 @@ def error_cells(actual, predicted, summary):
     """The predicted value, its absolute error and the error's interval, as table cells; adds the
     error to `summary` (errors, intervals excluding 0, interval widths)."""
     value = predicted.value()
-    if value is None:
-        return f"{'n/a':>7} {'n/a':>6} {'':>15}"
+    if value is None or actual.value() is None:
+        return f"{'n/a' if value is None else f'{value:.1f}':>7} {'n/a':>6} {'':>15}"
     err = value - actual.value()
     summary["errors"].append(abs(err))
     interval = error_interval(actual, predicted)
@@ -151,6 +156,9 @@ def error_cells(actual, predicted, summary):
     if lo > 0 or hi < 0:
         summary["biased"] += 1
     return f"{value:7.1f} {abs(err):6.1f} {f'[{lo:+.1f}, {hi:+.1f}]':>15}"
+
+def cell(value):
+    return f"{'n/a' if value is None else f'{value:.1f}':>7}"
 
 def new_summary():
     return {"errors": [], "widths": [], "biased": 0}
@@ -231,19 +239,19 @@ def print_load_rows(rows):
     print(f"{'case':58} {'actual':>7} {ERROR_HEADER}")
     summary = new_summary()
     for name, actual, predicted in rows:
-        print(f"{name:58} {actual.value():7.1f} {error_cells(actual, predicted, summary)}")
+        print(f"{name:58} {cell(actual.value())} {error_cells(actual, predicted, summary)}")
     print_summary("latency and load", summary)
 
 def print_speedup_rows(rows, have_debian):
     print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent; the "
-          f"interval is the error's, by bootstrap over repetitions")
+          f"error's approximate 95% interval by bootstrap (RUNS>={MIN_INTERVAL_RUNS})")
     header = f"{'case':40} {'line':>5} {'actual':>7} {ERROR_HEADER}"
     if have_debian:
         header += f" {'coz 0.2':>8} {'error':>6} {'95% interval':>15}"
     print(header)
     ours_summary, coz_summary = new_summary(), new_summary()
     for name, s, actual, ours_effect, coz_effect in rows:
-        line = f"{name:40} {int(s * 100):4}% {actual.value():7.1f} {error_cells(actual, ours_effect, ours_summary)}"
+        line = f"{name:40} {int(s * 100):4}% {cell(actual.value())} {error_cells(actual, ours_effect, ours_summary)}"
         if have_debian:
             line += " " + error_cells(actual, coz_effect, coz_summary).replace("    n/a", " failed", 1)
         print(line)

@@ -18,9 +18,10 @@
 namespace coz {
 
 inline constexpr int kProfileFormatVersion = 1;
-// The `selected` of a 0% end-to-end experiment during which no in-scope line was sampled (it
-// speeds nothing up, so it needs no line; it still counts for a load sweep's throughput).
-inline constexpr const char* kNoLine = "(no line sampled)";
+// The `selected` of an experiment that tests no line: load amplification alone (`--end-to-end
+// --fixed-speedup 0` with amplification and no `--fixed-line`). It counts only for throughput
+// and latency against load.
+inline constexpr const char* kNoLine = "(no line)";
 
 enum class RecordKind {
   kStartup,

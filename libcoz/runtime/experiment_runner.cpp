@@ -80,8 +80,7 @@ void ExperimentRunner::tick() {
 }
 
 void ExperimentRunner::begin(SourceLine* line) {
-  state_.offered.store(nullptr, std::memory_order_release);
-  state_.want_line.store(line == nullptr, std::memory_order_release);  // a label for a 0% run
+  state_.want_line.store(false, std::memory_order_release);
   open_ = Open();
   open_.line = line;
   open_.speedup = scheduler_.draw_speedup(random_);
@@ -100,10 +99,6 @@ uint64_t ExperimentRunner::end() {
   tick();
   uint64_t end_ns = platform::monotonic_ns();
   state_.selected.store(nullptr, std::memory_order_release);
-  if (!open_.line) {
-    open_.line = state_.offered.exchange(nullptr, std::memory_order_acq_rel);
-    state_.want_line.store(false, std::memory_order_release);
-  }
   uint64_t inserted = state_.ledger.global_ns();
   state_.ledger.end();
   is_open_ = false;

@@ -113,10 +113,12 @@ void ExperimentRunner::run(Idle&& idle) {
   };
   while (true) {
     SourceLine* line = settings_.fixed_line;
-    // One 0% experiment over the whole run (load amplification alone, or a plain baseline)
-    // speeds no line up: it starts at once and takes its line label from the first sample.
-    bool any_line = settings_.end_to_end && settings_.scheduler.fixed_speedup == 0;
-    while (!line && !any_line) {
+    // Load amplification alone (one 0% experiment over the whole run, no line given) speeds no
+    // line up: it starts with the program and is recorded under no line, so it joins no line's
+    // baseline (its window differs from theirs) and only counts for the load's throughput.
+    bool no_line = settings_.end_to_end && settings_.scheduler.fixed_speedup == 0 &&
+                   settings_.amplify.requested();
+    while (!line && !no_line) {
       line = wait_for_line();
       if (!line && waiting(settings_.sampling_period_ns)) {
         return;

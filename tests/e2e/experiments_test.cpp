@@ -120,6 +120,19 @@ TEST(Experiments, EndToEndAloneIsOneExperiment) {
   EXPECT_EQ(records_of(profile, RecordKind::kExperiment).size(), 1u);
 }
 
+TEST(Experiments, EndToEndBaselineWithoutAmplificationTestsASampledLine) {
+  // Only load amplification alone runs under no line; a plain 0% run is some line's baseline.
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-speedup", "0", "-o", profile, "---",
+                        fixture("two_hot"), "20"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto experiments = records_of(profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u);
+  EXPECT_NE(experiments[0].text("selected").find("two_hot.c:"), std::string::npos)
+      << experiments[0].text("selected");
+}
+
 TEST(Experiments, MaskedThreadIsStillSampled) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
