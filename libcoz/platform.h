@@ -29,7 +29,7 @@ inline uint64_t wall_clock_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// The signal that tells a thread its sample buffer has a batch ready. A real-time signal near
+// The signal that tells a thread its sample buffer has a new sample. A real-time signal near
 // the top of the range, so the program keeps SIGPROF and the low real-time signals for itself.
 inline int sample_signal() { return SIGRTMAX - 2; }
 

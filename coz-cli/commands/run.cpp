@@ -101,7 +101,7 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
     }
     // Settings left in the environment by the user or an outer `coz run` must not leak in.
     for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kEndToEnd, env::kFixedLine,
-                            env::kFixedSpeedup, env::kSampleBatch, env::kVerbose,
+                            env::kFixedSpeedup, env::kVerbose,
                             env::kExperimentLength, env::kZeroSpeedupShare, env::kArrivalSpeedup,
                             env::kLoad, env::kBreakpointProgress, env::kSampledProgress}) {
       unsetenv(key);
@@ -131,9 +131,6 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
     }
     if (options.verbose) {
       setenv(env::kVerbose, "1", 1);
-    }
-    if (options.sample_batch > 0) {
-      setenv(env::kSampleBatch, std::to_string(options.sample_batch).c_str(), 1);
     }
     if (options.experiment_length_ns > 0) {
       setenv(env::kExperimentLength, std::to_string(options.experiment_length_ns).c_str(), 1);

@@ -22,7 +22,6 @@ const char* const kRunUsage =
     "      --fixed-line FILE:LINE  only speed up this line\n"
     "      --fixed-speedup N       only use this speedup, 0-100 (percent)\n"
     "      --sampling-period T     CPU time between samples: 1ms (default), 500us, ...\n"
-    "      --sample-batch N        samples per batch a thread processes at once, 1-64\n"
     "      --experiment-length T   first experiment length: 500ms (default); doubles while\n"
     "                              an experiment sees fewer than 5 progress-point visits\n"
     "      --zero-speedup-share P  share of 0% (baseline) experiments, 0-1 (default 0.5)\n"
@@ -203,17 +202,6 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
         return false;
       }
       out->sampling_period_ns = ns;
-    } else if (arg == "--sample-batch") {
-      if (!take_value(&v)) {
-        return false;
-      }
-      char* end = nullptr;
-      long n = strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 64) {
-        *error = "--sample-batch '" + v + "' must be a whole number from 1 to 64";
-        return false;
-      }
-      out->sample_batch = static_cast<uint32_t>(n);
     } else if (arg == "--experiment-length") {
       if (!take_value(&v)) {
         return false;

@@ -16,7 +16,6 @@ struct RunOptions {
   int fixed_speedup = -1;    // 0-100, -1 when not fixed
   uint64_t sampling_period_ns = 1000000;
   uint64_t experiment_length_ns = 0;  // 0: the runtime's default (500 ms)
-  uint32_t sample_batch = 0;          // 0: the runtime's default
   double zero_speedup_share = -1;     // -1: the runtime's default (0.5)
   // Load amplification: a fixed speedup per arrival, or load factors (one run per level).
   uint64_t arrival_speedup_ns = 0;

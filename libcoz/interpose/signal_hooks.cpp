@@ -54,7 +54,7 @@ COZ_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct t
 }
 COZ_EXPORT int sigsuspend(const sigset_t* mask) {
   // A suspended thread runs no code and takes no samples: keep the sampling signal blocked
-  // meanwhile, so a late batch signal cannot end the program's wait early.
+  // meanwhile, so a late sample signal cannot end the program's wait early.
   sigset_t copy;
   const sigset_t* use = mask;
   if (coz::Runtime::active()) {

@@ -81,14 +81,6 @@ Config Config::from_environment(std::vector<std::string>* errors) {
                         "' must be nanoseconds, at least 1000000");
     }
   }
-  if (const char* v = get(env::kSampleBatch)) {
-    uint64_t n = 0;
-    if (parse_u64(v, &n) && n >= 1 && n <= 64) {
-      c.sample_batch = static_cast<uint32_t>(n);
-    } else {
-      errors->push_back(std::string(env::kSampleBatch) + "='" + v + "' must be 1-64");
-    }
-  }
   if (const char* v = get(env::kArrivalSpeedup)) {
     uint64_t n = 0;
     if (parse_u64(v, &n) && n <= 60000000000ull) {

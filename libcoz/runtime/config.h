@@ -19,7 +19,6 @@ struct Config {
   uint64_t sampling_period_ns = 1000000;
   double zero_speedup_share = 0.5;            // share of 0% (baseline) experiments
   uint64_t experiment_length_ns = 500000000;  // first experiment length
-  uint32_t sample_batch = 10;
   bool verbose = false;
   bool is_root_process = true;  // the process `coz run` started (not a child it forked or exec'd)
   std::string debug_path;       // extra directories for separate debug files
@@ -42,7 +41,6 @@ inline constexpr const char* kEndToEnd = "COZ_END_TO_END";
 inline constexpr const char* kFixedLine = "COZ_FIXED_LINE";
 inline constexpr const char* kFixedSpeedup = "COZ_FIXED_SPEEDUP";
 inline constexpr const char* kSamplingPeriod = "COZ_SAMPLING_PERIOD";
-inline constexpr const char* kSampleBatch = "COZ_SAMPLE_BATCH";
 inline constexpr const char* kVerbose = "COZ_VERBOSE";
 inline constexpr const char* kRootPid = "COZ_ROOT_PID";
 inline constexpr const char* kDebugPath = "COZ_DEBUG_PATH";

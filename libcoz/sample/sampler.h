@@ -29,13 +29,13 @@ using SampleVisitor = void (*)(const Sample& sample, void* context);
 class ThreadSampler {
  public:
   virtual ~ThreadSampler() = default;
-  // Starts delivering samples (and the batch signal, if any).
+  // Starts delivering samples (and the sample signal, if any).
   virtual void enable() = 0;
   // Stops sampling; pending samples can still be drained.
   virtual void disable() = 0;
   // Visits every pending sample. Returns the number of samples visited.
   virtual size_t drain(SampleVisitor visit, void* context) = 0;
-  // The descriptor the batch signal reports in si_fd, or -1.
+  // The descriptor the sample signal reports in si_fd, or -1.
   virtual int signal_fd() const = 0;
   // Samples the kernel dropped because the buffer was full.
   virtual uint64_t lost() const = 0;
@@ -43,8 +43,7 @@ class ThreadSampler {
 
 struct SamplerSettings {
   uint64_t period_ns = 1000000;  // one sample per millisecond of thread CPU time
-  uint32_t batch = 10;           // samples per batch signal
-  int signal = 0;                // batch signal; 0 for none
+  int signal = 0;                // signal sent with each sample; 0 for none
   uint32_t max_stack = 32;       // callchain depth
   uint32_t stack_bytes = 2048;   // user stack copied with each sample, for leaf library code
 };
