@@ -437,7 +437,7 @@
     const empty = $('empty');
     empty.hidden = lines.length > 0;
     empty.textContent = report.diagnosis
-      ? 'Nothing to show: ' + report.diagnosis.message
+      ? (report.scalability.length ? 'No causal profile: ' : 'Nothing to show: ') + report.diagnosis.message
       : 'No line matches: lower "min points", clear the filter, or pick another progress point or load level.';
     $('legend-note').textContent = lines.length
       ? lines.length + (lines.length === 1 ? ' line' : ' lines') + '. Points: program speedup at each line speedup, ' +

@@ -253,7 +253,8 @@ def print_speedup_rows(rows, have_debian):
     for name, s, actual, ours_effect, coz_effect in rows:
         line = f"{name:40} {int(s * 100):4}% {cell(actual.value())} {error_cells(actual, ours_effect, ours_summary)}"
         if have_debian:
-            line += " " + error_cells(actual, coz_effect, coz_summary).replace("    n/a", " failed", 1)
+            cells = error_cells(actual, coz_effect, coz_summary)
+            line += " " + (cells.replace("    n/a", " failed", 1) if coz_effect.value() is None else cells)
         print(line)
     print_summary("this project", ours_summary)
     if have_debian:

@@ -246,11 +246,17 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
   std::set<std::string> lines;
   std::set<LoadLevel> levels;
   for (const Experiment& e : data.experiments()) {
-    lines.insert(e.line);
+    // Load amplification alone tests no line: it counts for the points and the scalability table.
+    bool tests_line = e.line != kNoLine;
+    if (tests_line) {
+      lines.insert(e.line);
+    }
     levels.insert(e.level);
     for (const PointCounts& p : e.points) {
-      Observation o{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits, p.in_flight_ns};
-      observed[{e.line, p.name, p.kind, e.level}].push_back(o);
+      if (tests_line) {
+        Observation o{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits, p.in_flight_ns};
+        observed[{e.line, p.name, p.kind, e.level}].push_back(o);
+      }
       auto it = std::find_if(report.points.begin(), report.points.end(), [&](const ProgressPointInfo& i) {
         return i.name == p.name && i.kind == p.kind;
       });

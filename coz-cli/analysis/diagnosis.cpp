@@ -51,6 +51,12 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
             "no progress point was ever visited: add COZ_PROGRESS where a unit of work completes "
             "(and rebuild), or pass --progress FILE:LINE to coz run"};
   }
+  if (report.lines_tested == 0) {
+    return {"load-only",
+            "the profile holds load amplification alone (no line was tested): its result is "
+            "throughput and latency against load; for a causal profile, run coz run without "
+            "--fixed-speedup 0"};
+  }
   if (report.dropped_few_speedups == 0) {
     return {"no-baseline",
             "no line has a 0% (baseline) experiment that reached a progress point, to compare with: "

@@ -319,7 +319,8 @@ int plot_command(const std::vector<std::string>& args) {
     return 2;
   }
   if (!report.diagnosis.code.empty()) {
-    fprintf(stderr, "coz plot: nothing to show: %s\n", report.diagnosis.message.c_str());
+    const char* what = report.scalability.empty() ? "nothing to show" : "no causal profile";
+    fprintf(stderr, "coz plot: %s: %s\n", what, report.diagnosis.message.c_str());
   }
   if (parsed.serve) {
     return serve_page(page, parsed.open);

@@ -322,7 +322,8 @@ std::string run_summary(const std::string& profile, uint64_t offset) {
   for (const analysis::ScalabilityRow& row : report.scalability) {
     levels.insert(row.level.label());
   }
-  if (report.diagnosis.code == "few-speedups" && levels.size() > 1) {
+  bool sweep_only = report.diagnosis.code == "load-only" || report.diagnosis.code == "few-speedups";
+  if (sweep_only && levels.size() > 1) {
     // A load sweep: its result is the scalability table, not a causal profile.
     second = "coz: throughput at " + std::to_string(levels.size()) +
              " load levels in the profile; see coz report " + profile + "\n";

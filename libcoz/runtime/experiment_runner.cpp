@@ -81,6 +81,7 @@ void ExperimentRunner::tick() {
 
 void ExperimentRunner::begin(SourceLine* line) {
   state_.want_line.store(false, std::memory_order_release);
+  state_.offered.store(nullptr, std::memory_order_release);  // an offer racing the store above
   open_ = Open();
   open_.line = line;
   open_.speedup = scheduler_.draw_speedup(random_);

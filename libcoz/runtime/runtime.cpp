@@ -769,9 +769,9 @@ void Runtime::credit_after_block(const void* key, bool woken) {
     // amplification, also never more than the time spent blocked: an arrival's speedup lands on
     // the ledger in one lump as the arrival wakes a consumer, and a consumer that waited less
     // than that lump must pay the rest (or it would serve an amplified load at no cost). Without
-    // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a time, covering time
-    // the waiter spent blocked in earlier waits, and capping those under-predicts lock-bound
-    // programs badly (measured: 49% against 71%).
+    // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a
+    // time, covering time the waiter spent blocked in earlier waits, and capping those
+    // under-predicts lock-bound programs badly (measured: 49% against 71%).
     uint64_t waker = key ? experiment_.handoffs.read(key, experiment_.ledger.epoch())
                          : experiment_.ledger.global_ns();
     uint64_t kept = state->block_epoch == experiment_.ledger.epoch() ? state->block_debt_ns : 0;
@@ -786,8 +786,8 @@ void Runtime::drain_all_threads() {
     if (s.try_begin_drain()) {
       SampleContext context{this, 0};
       s.samples += s.sampler->drain(count_sample, &context);
-      // Count the samples still in the ring in the experiment's delays (raising the global count only:
-      // nobody pauses at exit).
+      // Count the samples still in the ring in the experiment's delays (raising the global count
+      // only: nobody pauses at exit).
       if (experiment_.ledger.inserting()) {
         s.pending_selected += context.selected;
         delay_inserted(experiment_.ledger.absorb(s.delays, s.pending_selected * experiment_.ledger.delay_ns()));

@@ -51,6 +51,10 @@ TEST(Diagnosis, SaysWhyNothingCanBeShown) {
   EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 0) + experiment(0.5, 0)), "no-progress");
   EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0.5, 10) + experiment(0.25, 10)), "no-baseline");
   EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 10) + experiment(0.25, 10)), "few-speedups");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 10, kNoLine) + experiment(0, 10, kNoLine)), "load-only");
+  Report load_only = analyse(from_text("startup\ttime=1\n" + experiment(0, 10, kNoLine)), {});
+  EXPECT_EQ(load_only.lines_tested, 0u);
+  EXPECT_EQ(load_only.points.size(), 1u);  // its visits still count
   std::string enough = "startup\ttime=1\n";
   for (double x : {0.0, 0.1, 0.2, 0.3, 0.4}) {
     enough += experiment(x, 10);
