@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "analysis/causal_profile.h"
+#include "analysis/diagnosis.h"
 #include "analysis/profile_data.h"
 #include "commands/report.h"
 #include "commands/run.h"
@@ -319,8 +320,8 @@ int plot_command(const std::vector<std::string>& args) {
     return 2;
   }
   if (!report.diagnosis.code.empty()) {
-    const char* what = report.scalability.empty() ? "nothing to show" : "no causal profile";
-    fprintf(stderr, "coz plot: %s: %s\n", what, report.diagnosis.message.c_str());
+    fprintf(stderr, "coz plot: %s: %s\n", analysis::diagnosis_heading(report),
+            report.diagnosis.message.c_str());
   }
   if (parsed.serve) {
     return serve_page(page, parsed.open);

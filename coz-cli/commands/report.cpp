@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/causal_profile.h"
+#include "analysis/diagnosis.h"
 #include "analysis/profile_data.h"
 #include "output/report_output.h"
 
@@ -279,7 +280,7 @@ int report_command(const std::vector<std::string>& args) {
   }
   if (!report.diagnosis.code.empty()) {
     // A load sweep of 0% experiments has no causal profile but does have its scalability table.
-    fprintf(stderr, "coz report: %s: %s\n", scalability ? "no causal profile" : "nothing to show",
+    fprintf(stderr, "coz report: %s: %s\n", analysis::diagnosis_heading(report),
             report.diagnosis.message.c_str());
     return scalability ? 0 : 1;
   }
@@ -318,14 +319,10 @@ std::string run_summary(const std::string& profile, uint64_t offset) {
   snprintf(first, sizeof first, "coz: profile written to %s: %zu experiment%s this run, %zu in all\n",
            profile.c_str(), this_run, this_run == 1 ? "" : "s", report.experiments);
   std::string second;
-  std::set<std::string> levels;
-  for (const analysis::ScalabilityRow& row : report.scalability) {
-    levels.insert(row.level.label());
-  }
   bool sweep_only = report.diagnosis.code == "load-only" || report.diagnosis.code == "few-speedups";
-  if (sweep_only && levels.size() > 1) {
+  if (sweep_only && !report.scalability.empty()) {
     // A load sweep: its result is the scalability table, not a causal profile.
-    second = "coz: throughput at " + std::to_string(levels.size()) +
+    second = "coz: throughput at " + std::to_string(report.levels.size()) +
              " load levels in the profile; see coz report " + profile + "\n";
   } else if (!report.diagnosis.code.empty()) {
     second = "coz: warning: " + report.diagnosis.message + "\n";

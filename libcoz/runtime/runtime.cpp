@@ -668,8 +668,8 @@ void Runtime::pause(ThreadState* state, uint64_t ns) {
 }
 
 // Counts the samples this thread's ring holds: from the sampling signal, or from a hook inside
-// with_delays (a signal arriving there defers to the hook). False if
-// another thread (shut-down) is draining it.
+// with_delays (a signal arriving there defers to the hook). False if another thread (shut-down)
+// is draining it.
 bool Runtime::collect_own_samples(ThreadState* state) {
   if (!state->try_begin_drain()) {
     return false;
