@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 namespace coz::platform {
@@ -29,9 +30,15 @@ inline uint64_t wall_clock_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// The signal that tells a thread its sample buffer has a new sample. A real-time signal near
+// The signal that tells a thread its sample buffer has a new sample: a real-time signal near
 // the top of the range, so the program keeps SIGPROF and the low real-time signals for itself.
-inline int sample_signal() { return SIGRTMAX - 2; }
+// SIGRTMAX-2 unless something already used it at start-up (runtime/sample_signal.h chooses).
+inline std::atomic<int> g_sample_signal{0};
+inline int sample_signal() {
+  int sig = g_sample_signal.load(std::memory_order_relaxed);
+  return sig != 0 ? sig : SIGRTMAX - 2;
+}
+inline void set_sample_signal(int sig) { g_sample_signal.store(sig, std::memory_order_relaxed); }
 
 // The program as it was started (argv[0]), for the profile's startup record.
 inline const char* program_name() { return program_invocation_name ? program_invocation_name : ""; }

@@ -349,7 +349,7 @@ void rank(std::vector<Series>* series, SortOrder order) {
     return 0.0;
   };
   std::stable_sort(series->begin(), series->end(), [&](const Series& a, const Series& b) {
-    double ka = key(a), kb = key(b);
+    double ka = std::isnan(key(a)) ? -INFINITY : key(a), kb = std::isnan(key(b)) ? -INFINITY : key(b);
     if (ka != kb) {
       return ka > kb;
     }

@@ -1,13 +1,10 @@
 // Turns profile records into experiments, runs and sample counts (see profile_data.h).
 #include "analysis/profile_data.h"
 
-#include <sys/stat.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+
+#include "analysis/location.h"
 
 namespace coz::analysis {
 namespace {
@@ -18,8 +15,7 @@ std::string format_number(double v) {
   return buf;
 }
 
-// Coz 0.2 logs END-before-BEGIN as an unsigned wrap-around (18446744073709551615-style).
-constexpr double kWrappedCount = 9.2e18;
+constexpr double kWrappedCount = 9.2e18;  // Coz 0.2's wrapped negative count, see add_record
 
 }  // namespace
 
@@ -51,162 +47,224 @@ Run& ProfileData::current_run(const std::string& file) {
 }
 
 bool ProfileData::read(const std::string& path, std::string* error) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    *error = "cannot read " + path + ": " + strerror(errno);
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    *error = path + " is a directory, not a profile";
-    return false;
-  }
   for (const InputFile& in : inputs_) {
     if (in.path == path) {
       warnings_.push_back(path + " was given twice; it is read once");
       return true;
     }
   }
-  std::vector<Record> records;
-  std::vector<ParseError> errors;
-  if (!read_profile(path, &records, &errors)) {
-    *error = "cannot read " + path + ": not readable (check its permissions)";
-    return false;
+  begin_file(path);
+  FileState state{path};
+  bool ok = read_profile_records(
+      path,
+      [&](Record&& r) {
+        inputs_.back().records++;
+        add_record(r, &state);
+      },
+      [&](ParseError&& e) { complain(e.line, std::move(e.message)); }, error);
+  if (!ok && inputs_.back().records == 0) {
+    inputs_.pop_back();  // nothing of it was read
   }
-  add(path, records);
-  std::vector<ParseError>& all = inputs_.back().errors;
-  all.insert(all.end(), errors.begin(), errors.end());
-  std::stable_sort(all.begin(), all.end(), [](const ParseError& a, const ParseError& b) { return a.line < b.line; });
-  return true;
+  return ok;
 }
 
 void ProfileData::add(const std::string& file, const std::vector<Record>& records) {
-  inputs_.push_back(InputFile{file, records.size(), {}});
-  run_open_ = false;
-  InputFile& input = inputs_.back();
-  Experiment* open = nullptr;  // the experiment later point records belong to
-  bool skipping = false;       // the last experiment record was rejected: so are its points
-  bool wrapped_warned = false;
-  auto complain = [&](const Record& r, std::string message) {
-    input.errors.push_back(ParseError{file, r.line, std::move(message)});
-  };
-
+  begin_file(file);
+  FileState state{file};
+  inputs_.back().records = records.size();
   for (const Record& r : records) {
-    switch (r.kind) {
-      case RecordKind::kStartup:
-        runs_.push_back(Run{file, r.text("program"), false, 0, {}, 0});
-        run_open_ = true;
-        open = nullptr;
-        skipping = false;
-        break;
-      case RecordKind::kExperiment: {
-        open = nullptr;
-        skipping = true;  // its point records go with it unless it is valid
-        if (!r.find("selected") || !r.find("speedup") || !r.find("duration")) {
-          complain(r, "experiment record without selected, speedup and duration; skipped");
-          break;
-        }
-        double speedup = r.real("speedup", -1);
-        if (!(speedup >= 0 && speedup <= 1)) {
-          complain(r, "experiment speedup is not a number from 0 to 1; skipped");
-          break;
-        }
-        if (!(r.real("duration", -1) >= 0) || !(r.real("elapsed", 0) >= 0) ||
-            !(r.real("selected-samples", 0) >= 0)) {
-          complain(r, "experiment duration, elapsed or selected-samples is not a number of 0 or more; skipped");
-          break;
-        }
-        skipping = false;
-        Run& run = current_run(file);
-        Experiment e;
-        e.line = r.text("selected");
-        e.speedup = speedup;
-        e.duration_ns = r.real("duration");
-        e.elapsed_ns = r.real("elapsed", e.duration_ns);
-        e.selected_samples = r.real("selected-samples");
-        e.level.target = r.real("load-target", 0) > 0 ? r.real("load-target") : 1;
-        e.level.arrival_speedup_ns = r.real("arrival-speedup", 0);
-        e.load_achieved = r.real("load", -1);
-        e.run = runs_.size() - 1;
-        run.experiments++;
-        experiments_.push_back(std::move(e));
-        open = &experiments_.back();
-        break;
-      }
-      case RecordKind::kThroughputPoint:
-      case RecordKind::kLatencyPoint: {
-        if (!open) {
-          if (!skipping) {
-            complain(r, r.type + " record outside an experiment; skipped");
-          }
-          break;
-        }
-        bool counts_ok = true;
-        for (const char* key : {"delta", "arrivals", "departures", "difference", "in-flight-ns"}) {
-          counts_ok = counts_ok && (!r.find(key) || r.real(key, -1) >= 0);
-        }
-        if (!counts_ok) {
-          complain(r, "a count in this " + r.type + " record is not a number of 0 or more; skipped");
-          break;
-        }
-        PointCounts p;
-        p.name = r.text("name");
-        if (r.kind == RecordKind::kThroughputPoint) {
-          p.visits = r.real("delta");
-        } else {
-          p.kind = PointKind::kLatency;
-          p.visits = r.real("arrivals");
-          p.departures = r.real("departures");
-          double difference = r.real("difference");
-          if (r.find("in-flight-ns")) {
-            p.in_flight_ns = r.real("in-flight-ns");
-          } else if (difference >= kWrappedCount) {
-            if (!wrapped_warned) {
-              warnings_.push_back(file + ": Coz recorded a negative number in flight (END before BEGIN); "
-                                  "latency from those experiments is ignored");
-              wrapped_warned = true;
-            }
-            break;
-          } else {
-            // Coz logs only the number in flight at the end: assume it held all experiment long.
-            p.in_flight_ns = difference * open->duration_ns;
-          }
-        }
-        open->points.push_back(std::move(p));
+    add_record(r, &state);
+  }
+}
+
+void ProfileData::begin_file(const std::string& file) {
+  inputs_.push_back(InputFile{file, 0, {}, 0});
+  run_open_ = false;
+}
+
+void ProfileData::complain(size_t line, std::string message) {
+  InputFile& input = inputs_.back();
+  if (input.errors.size() < kMaxListedErrors) {
+    input.errors.push_back(ParseError{input.path, line, std::move(message)});
+  } else {
+    input.errors_left_out++;
+  }
+}
+
+namespace {
+
+// The number under `key` into `out`: `fallback` when absent or empty (JSON null); false when it is
+// not a decimal number from 0 to `max`.
+bool bounded(const Record& r, std::string_view key, double max, double fallback, double* out) {
+  const std::string* v = r.find(key);
+  if (!v || v->empty()) {
+    *out = fallback;
+    return true;
+  }
+  double d = r.real(key, -1);
+  if (!(d >= 0 && d <= max)) {
+    return false;
+  }
+  *out = d;
+  return true;
+}
+
+// A visit count or a time, which analysis divides by: whole, so no division by a tiny fraction
+// can overflow.
+bool whole(const Record& r, std::string_view key, double max, double fallback, double* out) {
+  if (!bounded(r, key, max, fallback, out)) {
+    return false;
+  }
+  *out = std::round(*out);
+  return true;
+}
+
+bool valid_selected(const std::string& selected) {
+  std::string file;
+  uint32_t line;
+  return selected == kNoLine || split_location(selected, &file, &line);
+}
+
+}  // namespace
+
+void ProfileData::add_record(const Record& r, FileState* st) {
+  const std::string& file = st->file;
+  auto complain = [&](std::string message) { this->complain(r.line, std::move(message)); };
+  switch (r.kind) {
+    case RecordKind::kStartup:
+      runs_.push_back(Run{file, r.text("program"), false, 0, {}, 0});
+      run_open_ = true;
+      st->open = 0;
+      st->skipping = false;
+      break;
+    case RecordKind::kExperiment: {
+      st->open = 0;
+      st->skipping = true;  // its point records go with it unless it is valid
+      if (!r.find("selected") || !r.find("speedup") || !r.find("duration")) {
+        complain("experiment record without selected, speedup and duration; skipped");
         break;
       }
-      case RecordKind::kArrivalPoint:
-        break;  // arrivals are summarised by the experiment's `load`
-      case RecordKind::kRuntime: {
-        Run& run = current_run(file);
-        run.has_runtime = true;
-        run.runtime_ns += r.real("time");
-        open = nullptr;
+      Experiment e;
+      e.line = r.text("selected");
+      if (!valid_selected(e.line)) {
+        complain("experiment selected line is not FILE:LINE with a line number up to " +
+                 std::to_string(kMaxLineNumber) + "; skipped");
         break;
       }
-      case RecordKind::kSamples: {
-        Run& run = current_run(file);
-        run.samples[r.text("location")] += r.real("count");
-        sample_records_++;
-        open = nullptr;
+      if (!bounded(r, "speedup", 1, -1, &e.speedup) || e.speedup < 0) {
+        complain("experiment speedup is not a number from 0 to 1; skipped");
         break;
       }
-      case RecordKind::kWarning: {
-        std::string w = r.text("message");
-        bool seen = false;
-        for (const std::string& x : warnings_) {
-          seen = seen || x == w;
-        }
-        if (!seen) {
-          warnings_.push_back(w);
-        }
+      if (!whole(r, "duration", kMaxRecordNs, -1, &e.duration_ns) || e.duration_ns < 0 ||
+          !whole(r, "elapsed", kMaxRecordNs, e.duration_ns, &e.elapsed_ns) ||
+          !bounded(r, "selected-samples", kMaxRecordCount, 0, &e.selected_samples)) {
+        complain("experiment duration, elapsed or selected-samples is not a number from 0 to 1e17; skipped");
         break;
       }
-      case RecordKind::kUnknown:
-        if (r.type != "shutdown") {
-          complain(r, "unknown record type '" + r.type + "'; skipped");
-        }
+      if (!bounded(r, "load-target", kMaxLoad, 0, &e.level.target) ||
+          !bounded(r, "arrival-speedup", kMaxRecordNs, 0, &e.level.arrival_speedup_ns) ||
+          !bounded(r, "load", kMaxLoad, -1, &e.load_achieved)) {
+        complain("experiment load-target, load or arrival-speedup is out of range; skipped");
         break;
+      }
+      if (!(e.level.target > 0)) {
+        e.level.target = 1;
+      }
+      st->skipping = false;
+      Run& run = current_run(file);
+      e.run = runs_.size() - 1;
+      run.experiments++;
+      experiments_.push_back(std::move(e));
+      st->open = experiments_.size();
+      break;
     }
+    case RecordKind::kThroughputPoint:
+    case RecordKind::kLatencyPoint: {
+      if (st->open == 0) {
+        if (!st->skipping) {
+          complain(r.type + " record outside an experiment; skipped");
+        }
+        break;
+      }
+      Experiment& open = experiments_[st->open - 1];
+      PointCounts p;
+      p.name = r.text("name");
+      double difference = 0;
+      bool wrapped = false;
+      bool counts_ok = true;
+      if (r.kind == RecordKind::kThroughputPoint) {
+        counts_ok = whole(r, "delta", kMaxRecordCount, 0, &p.visits);
+      } else {
+        p.kind = PointKind::kLatency;
+        double raw_difference = r.real("difference", 0);
+        // Coz 0.2 logs END-before-BEGIN as an unsigned wrap-around (18446744073709551615-style).
+        wrapped = !r.find("in-flight-ns") && raw_difference >= kWrappedCount && raw_difference <= 1.9e19;
+        counts_ok = whole(r, "arrivals", kMaxRecordCount, 0, &p.visits) &&
+                    bounded(r, "departures", kMaxRecordCount, 0, &p.departures) &&
+                    (wrapped || bounded(r, "difference", kMaxRecordCount, 0, &difference)) &&
+                    bounded(r, "in-flight-ns", kMaxRecordNs * kMaxRecordCount, 0, &p.in_flight_ns);
+      }
+      if (!counts_ok) {
+        complain("a count in this " + r.type + " record is not a number from 0 to 1e15; skipped");
+        break;
+      }
+      if (wrapped) {
+        if (!st->wrapped_warned) {
+          warnings_.push_back(file + ": Coz recorded a negative number in flight (END before BEGIN); "
+                              "latency from those experiments is ignored");
+          st->wrapped_warned = true;
+        }
+        break;
+      }
+      if (p.kind == PointKind::kLatency && !r.find("in-flight-ns")) {
+        // Coz logs only the number in flight at the end: assume it held all experiment long.
+        p.in_flight_ns = difference * open.duration_ns;
+      }
+      open.points.push_back(std::move(p));
+      break;
+    }
+    case RecordKind::kArrivalPoint:
+      break;  // arrivals are summarised by the experiment's `load`
+    case RecordKind::kRuntime: {
+      double time;
+      if (!whole(r, "time", kMaxRecordNs, 0, &time)) {
+        complain("runtime time is not a number from 0 to 1e17; skipped");
+        break;
+      }
+      Run& run = current_run(file);
+      run.has_runtime = true;
+      run.runtime_ns += time;
+      st->open = 0;
+      break;
+    }
+    case RecordKind::kSamples: {
+      double count;
+      if (!bounded(r, "count", kMaxRecordCount, 0, &count)) {
+        complain("samples count is not a number from 0 to 1e15; skipped");
+        break;
+      }
+      Run& run = current_run(file);
+      run.samples[r.text("location")] += count;
+      sample_records_++;
+      st->open = 0;
+      break;
+    }
+    case RecordKind::kWarning: {
+      std::string w = r.text("message");
+      bool seen = false;
+      for (const std::string& x : warnings_) {
+        seen = seen || x == w;
+      }
+      if (!seen && warnings_.size() < kMaxListedErrors) {
+        warnings_.push_back(w);
+      }
+      break;
+    }
+    case RecordKind::kUnknown:
+      if (r.type != "shutdown") {
+        complain("unknown record type '" + r.type + "'; skipped");
+      }
+      break;
   }
 }
 

@@ -58,12 +58,21 @@ struct Run {
 struct InputFile {
   std::string path;
   size_t records = 0;
-  std::vector<ParseError> errors;
+  std::vector<ParseError> errors;  // the first kMaxListedErrors bad lines, in file order
+  size_t errors_left_out = 0;      // bad lines after those, counted only
 };
+
+// The largest numbers a record may carry, so no sum, product or quotient of them overflows:
+// times in ns (about three years) and counts per record. Durations and visit counts, which
+// analysis divides by, are whole numbers; a fraction is rounded.
+inline constexpr double kMaxRecordNs = 1e17;
+inline constexpr double kMaxRecordCount = 1e15;
+inline constexpr double kMaxLoad = 1e6;  // load targets and achieved loads
 
 class ProfileData {
  public:
-  // Reads one file and merges it in. Returns false (and sets `error`) when it cannot be read.
+  // Reads one file and merges it in, record by record (the records are not all held at once).
+  // Returns false (and sets `error`) when it cannot be read or passes the reader's bounds.
   bool read(const std::string& path, std::string* error);
   // Merges already-parsed records (tests, and `coz run`'s summary).
   void add(const std::string& file, const std::vector<Record>& records);
@@ -75,7 +84,18 @@ class ProfileData {
   size_t sample_records() const { return sample_records_; }
 
  private:
+  // Where the records of the file being merged stand.
+  struct FileState {
+    std::string file;
+    size_t open = 0;            // 1 + index of the experiment later point records belong to; 0: none
+    bool skipping = false;      // the last experiment record was rejected: so are its points
+    bool wrapped_warned = false;
+  };
+
   Run& current_run(const std::string& file);
+  void begin_file(const std::string& file);
+  void add_record(const Record& r, FileState* state);
+  void complain(size_t line, std::string message);
 
   std::vector<Experiment> experiments_;
   std::vector<Run> runs_;

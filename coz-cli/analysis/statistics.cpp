@@ -27,6 +27,12 @@ double quantile(const std::vector<double>& sorted, double q) {
 }  // namespace
 
 Interval percentile_interval(std::vector<double>* values, double confidence) {
+  // A NaN would break std::sort's ordering (and its bounds); bounded inputs should give none.
+  values->erase(std::remove_if(values->begin(), values->end(), [](double v) { return std::isnan(v); }),
+                values->end());
+  if (values->empty()) {
+    return Interval{NAN, NAN};
+  }
   std::sort(values->begin(), values->end());
   double tail = (1 - confidence) / 2;
   return Interval{quantile(*values, tail), quantile(*values, 1 - tail)};

@@ -2,18 +2,13 @@
 // result, source snippets and the viewer into one HTML page.
 #include "commands/plot.h"
 
-#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
-#include <map>
-#include <set>
 #include <sstream>
 
 #include "analysis/causal_profile.h"
@@ -21,7 +16,8 @@
 #include "analysis/profile_data.h"
 #include "commands/report.h"
 #include "commands/run.h"
-#include "output/json_writer.h"
+#include "commands/source_snippets.h"
+#include "output/html_page.h"
 #include "output/report_output.h"
 
 #ifndef COZ_BIN_TO_VIEWER
@@ -43,13 +39,12 @@ const char* const kUsage =
     "  --open              also try to open it in a browser\n"
     "  --no-source         do not embed the source lines around each profiled line\n"
     "  --source-root DIR   embed source lines only from files under DIR (default: the\n"
-    "                      current directory)\n"
+    "                      current directory); only source files (by extension) outside\n"
+    "                      hidden directories, up to 8 MiB, text; the page lists the rest\n"
     "  --min-points N      the page starts by hiding lines with fewer than N distinct\n"
     "                      speedups (default 5; its control goes down to 2)\n"
     "  --bootstrap N, --seed N, --confidence C, --fdr Q   as for coz report\n"
     "  -h, --help          show this help\n";
-
-constexpr int kContext = 4;  // source lines shown on each side of a profiled line
 
 struct PlotArgs {
   std::vector<std::string> files;
@@ -143,96 +138,21 @@ bool slurp(const std::string& path, std::string* out) {
   return true;
 }
 
-// JSON inside <script type="application/json">: no '<', so no "</script>" or "<!--" can end it.
-std::string script_safe(const std::string& json) {
-  std::string out;
-  out.reserve(json.size());
-  for (char c : json) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-// Whether `file` may be read for a snippet: a regular file whose real path lies under `root`
-// (itself a real path). A profile is untrusted input: without this, a profile naming
-// /proc/self/environ or ~/.ssh/id_rsa would copy it into a page that gets shared.
-bool readable_source(const std::string& file, const std::string& root) {
-  char real[PATH_MAX];
-  struct stat st;
-  if (!realpath(file.c_str(), real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-      st.st_size > (64 << 20)) {
+// The installed viewer's files.
+bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {
+  if (!slurp(dir + "/index.html", &viewer->index_html) || !slurp(dir + "/viewer.css", &viewer->style) ||
+      !slurp(dir + "/viewer.js", &viewer->app)) {
+    *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
     return false;
   }
-  std::string path(real);
-  for (const char* system : {"/proc/", "/sys/", "/dev/"}) {
-    if (path.rfind(system, 0) == 0) {
+  for (const char* name : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}) {
+    viewer->libs.emplace_back();
+    if (!slurp(dir + "/" + name, &viewer->libs.back())) {
+      *error = std::string("the viewer's ") + name + " is missing from " + dir +
+               ": run `npm ci` in viewer/ (scripts/deps.sh does), then rebuild";
       return false;
     }
   }
-  return root == "/" || path.rfind(root + "/", 0) == 0;
-}
-
-// The lines around each profiled line, from the files the profile names: {"file": {"12": "..."}}.
-// A file that is missing, outside `root`, not a regular file, or huge is skipped silently.
-std::string source_snippets(const analysis::Report& report, const std::string& root_dir) {
-  char real_root[PATH_MAX];
-  std::string root = realpath(root_dir.c_str(), real_root) ? real_root : "";
-  std::map<std::string, std::set<long>> wanted;
-  for (const analysis::Series& s : report.series) {
-    size_t colon = s.line.rfind(':');
-    if (colon != std::string::npos) {
-      long n = atol(s.line.c_str() + colon + 1);
-      for (long k = n - kContext; k <= n + kContext; k++) {
-        if (k > 0) {
-          wanted[s.line.substr(0, colon)].insert(k);
-        }
-      }
-    }
-  }
-  output::JsonWriter w;
-  w.begin_object();
-  for (const auto& [file, numbers] : wanted) {
-    if (root.empty() || !readable_source(file, root)) {
-      continue;
-    }
-    std::ifstream in(file);
-    std::string text;
-    long n = 0, last = *numbers.rbegin();
-    w.begin_object(file);
-    while (n < last && std::getline(in, text)) {
-      if (numbers.count(++n)) {
-        w.value(std::to_string(n), text);
-      }
-    }
-    w.end_object();
-  }
-  w.end_object();
-  return w.text();
-}
-
-// "</script" cannot occur in JavaScript outside a string or pattern, where "<\/" means the same.
-void escape_script_end(std::string* js) {
-  size_t at = 0;
-  while ((at = js->find("</", at)) != std::string::npos) {
-    if (strncasecmp(js->c_str() + at + 2, "script", 6) == 0) {
-      js->replace(at, 2, "<\\/");
-      at += 3;
-    } else {
-      at += 2;
-    }
-  }
-}
-
-bool replace(std::string* page, const std::string& marker, const std::string& with) {
-  size_t at = page->find(marker);
-  if (at == std::string::npos) {
-    return false;
-  }
-  page->replace(at, marker.size(), with);
   return true;
 }
 
@@ -252,38 +172,21 @@ std::string nonce() {
   return out;
 }
 
-// The viewer page with everything inlined.
-bool build_page(const std::string& dir, const std::string& report_json, const std::string& sources_json,
-                size_t min_points, std::string* page, std::string* error) {
-  std::string style, app, lib;
-  if (!slurp(dir + "/index.html", page) || !slurp(dir + "/viewer.css", &style) || !slurp(dir + "/viewer.js", &app)) {
-    *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
-    return false;
+// The page must never replace a profile it was made from (by default `x.html` plots to itself):
+// the same file is the same device and inode, whatever the names.
+bool overwrites_input(const std::string& output, const std::vector<std::string>& inputs, std::string* which) {
+  struct stat out;
+  if (stat(output.c_str(), &out) != 0) {
+    return false;  // a new file
   }
-  escape_script_end(&app);
-  std::string n = nonce();
-  std::string libs;
-  for (const char* name : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}) {
-    if (!slurp(dir + "/" + name, &lib)) {
-      *error = std::string("the viewer's ") + name + " is missing from " + dir +
-               ": run `npm ci` in viewer/ (scripts/deps.sh does), then rebuild";
-      return false;
+  for (const std::string& in : inputs) {
+    struct stat st;
+    if (stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
+      *which = in;
+      return true;
     }
-    escape_script_end(&lib);
-    libs += "<script nonce=\"" + n + "\">\n" + lib + "\n</script>\n";
   }
-  bool ok = replace(page, "COZ_NONCE", n) && replace(page, "<!--coz:style-->", "<style>\n" + style + "</style>") &&
-            replace(page, "<!--coz:data-->",
-                    "<script type=\"application/json\" id=\"coz-report\">" + script_safe(report_json) +
-                        "</script>\n<script type=\"application/json\" id=\"coz-sources\">" +
-                        script_safe(sources_json) + "</script>\n<script type=\"application/json\" id=\"coz-view\">" +
-                        "{\"min_points\": " + std::to_string(min_points) + "}</script>") &&
-            replace(page, "<!--coz:libs-->", libs) &&
-            replace(page, "<!--coz:app-->", "<script nonce=\"" + n + "\">\n" + app + "</script>");
-  if (!ok) {
-    *error = "the viewer's index.html in " + dir + " lacks its placeholders; reinstall";
-  }
-  return ok;
+  return false;
 }
 
 }  // namespace
@@ -299,11 +202,22 @@ int plot_command(const std::vector<std::string>& args) {
     fputs(kUsage, stdout);
     return 0;
   }
+  std::string input;
+  if (!parsed.serve && overwrites_input(parsed.output, parsed.files, &input)) {
+    fprintf(stderr, "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
+            input.c_str());
+    return 2;
+  }
   std::string looked_in;
   std::string dir = viewer_dir(&looked_in);
   if (dir.empty()) {
     fprintf(stderr, "coz plot: error: cannot find the viewer (looked in %s); rebuild, reinstall, or set COZ_VIEWER_DIR\n",
             looked_in.c_str());
+    return 2;
+  }
+  output::ViewerFiles viewer;
+  if (!load_viewer(dir, &viewer, &error)) {
+    fprintf(stderr, "coz plot: error: %s\n", error.c_str());
     return 2;
   }
   analysis::ProfileData data;
@@ -312,10 +226,21 @@ int plot_command(const std::vector<std::string>& args) {
   }
   analysis::Report report = analysis::analyse(data, parsed.analysis);
   analysis::rank_in_groups(&report.series, analysis::SortOrder::kImpact);
-  std::string json = output::render_json(output::RenderContext{report, data, "impact"});
+  output::PageData page_data;
+  page_data.report_json = output::render_json(output::RenderContext{report, data, "impact"});
+  page_data.sources_json = "{}";
+  page_data.left_out_json = "[]";
+  page_data.min_points = parsed.min_points;
+  if (parsed.source) {
+    Snippets snippets = source_snippets(report, disk_sources(parsed.source_root));
+    page_data.sources_json = snippets.json;
+    page_data.left_out_json = snippets.left_out_json();
+    if (!snippets.left_out.empty()) {
+      fprintf(stderr, "coz plot: %s\n", snippets.left_out_line().c_str());
+    }
+  }
   std::string page;
-  std::string sources = parsed.source ? source_snippets(report, parsed.source_root) : "{}";
-  if (!build_page(dir, json, sources, parsed.min_points, &page, &error)) {
+  if (!output::build_page(viewer, page_data, nonce(), &page, &error)) {
     fprintf(stderr, "coz plot: error: %s\n", error.c_str());
     return 2;
   }
@@ -325,6 +250,12 @@ int plot_command(const std::vector<std::string>& args) {
   }
   if (parsed.serve) {
     return serve_page(page, parsed.open);
+  }
+  // Checked again just before writing: the profiles were read in between.
+  if (overwrites_input(parsed.output, parsed.files, &input)) {
+    fprintf(stderr, "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
+            input.c_str());
+    return 2;
   }
   std::ofstream out(parsed.output, std::ios::binary | std::ios::trunc);
   out << page;

@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <thread>
 
 #include "commands/plot.h"
@@ -45,24 +48,60 @@ std::string response(const char* status, const char* type, const std::string& bo
   return head ? r : r + body;
 }
 
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+enum class HostCheck { kAllowed, kForeign, kBad };
+
 // The Host a browser sends for this server; anything else (a DNS-rebinding page) is refused.
-bool host_allowed(const std::string& request, int port) {
-  size_t at = request.find("\r\nHost:");
-  if (at == std::string::npos) {
-    at = request.find("\r\nhost:");
-  }
-  if (at == std::string::npos) {
-    return true;  // HTTP/1.0 without Host: only a local program can have connected
-  }
-  size_t start = request.find_first_not_of(' ', at + 7);
-  std::string host = request.substr(start, request.find("\r\n", start) - start);
-  std::string p = ":" + std::to_string(port);
-  for (const char* name : {"127.0.0.1", "localhost"}) {
-    if (host == name || host == name + p) {
-      return true;
+// Header names are case-insensitive (HTTP), and so are host names; two Host headers, or a header
+// name with spaces, make the request bad.
+HostCheck check_host(const std::string& request, int port) {
+  size_t head_end = request.find("\r\n\r\n");
+  std::string_view head(request.data(), head_end == std::string::npos ? request.size() : head_end);
+  size_t at = head.find("\r\n");  // after the request line
+  int hosts = 0;
+  std::string_view host;
+  while (at != std::string_view::npos) {
+    size_t start = at + 2;
+    at = head.find("\r\n", start);
+    std::string_view line = head.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
+    size_t colon = line.find(':');
+    if (line.empty() || line[0] == ' ' || line[0] == '\t') {
+      continue;  // an obsolete folded continuation: part of the header before
+    }
+    if (colon == std::string_view::npos) {
+      return HostCheck::kBad;
+    }
+    std::string_view name = line.substr(0, colon);
+    if (name.find_first_of(" \t") != std::string_view::npos) {
+      return HostCheck::kBad;
+    }
+    if (equal_ignoring_case(name, "host")) {
+      hosts++;
+      host = line.substr(colon + 1);
+      while (!host.empty() && (host.front() == ' ' || host.front() == '\t')) {
+        host.remove_prefix(1);
+      }
+      while (!host.empty() && (host.back() == ' ' || host.back() == '\t')) {
+        host.remove_suffix(1);
+      }
     }
   }
-  return false;
+  if (hosts > 1) {
+    return HostCheck::kBad;
+  }
+  if (hosts == 0) {
+    return HostCheck::kAllowed;  // HTTP/1.0 without Host: only a local program can have connected
+  }
+  std::string p = ":" + std::to_string(port);
+  for (std::string name : {"127.0.0.1", "localhost"}) {
+    if (equal_ignoring_case(host, name) || equal_ignoring_case(host, name + p)) {
+      return HostCheck::kAllowed;
+    }
+  }
+  return HostCheck::kForeign;
 }
 
 void answer(int fd, const std::string& html, int port) {
@@ -97,7 +136,9 @@ void answer(int fd, const std::string& html, int port) {
   bool head = method == "HEAD";
   if (method != "GET" && !head) {
     send_all(fd, response("405 Method Not Allowed", "text/plain", "only GET\n", false));
-  } else if (!host_allowed(request, port)) {
+  } else if (HostCheck host = check_host(request, port); host == HostCheck::kBad) {
+    send_all(fd, response("400 Bad Request", "text/plain", "bad request\n", head));
+  } else if (host == HostCheck::kForeign) {
     send_all(fd, response("403 Forbidden", "text/plain", "this report is served to 127.0.0.1 only\n", head));
   } else if (target == "/" || target == "/index.html") {
     send_all(fd, response("200 OK", "text/html; charset=utf-8", html, head));
@@ -145,15 +186,25 @@ int serve_page(const std::string& html, bool open_browser) {
   // One thread per connection, so a slow client never blocks another.
   std::atomic<int> clients{0};
   constexpr int kMaxClients = 32;
+  bool short_of_resources = false;  // said once, not for every retry
   for (;;) {
     int client = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) {
-        continue;
+      if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK || errno == EFAULT || errno == EOPNOTSUPP) {
+        fprintf(stderr, "coz plot: error: accept failed: %s\n", strerror(errno));
+        close(fd);
+        return 2;
       }
-      fprintf(stderr, "coz plot: error: accept failed: %s\n", strerror(errno));
-      close(fd);
-      return 2;
+      // Out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM), or a network error on
+      // one connection: keep serving. Connections being answered close within seconds.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        if (!short_of_resources) {
+          fprintf(stderr, "coz plot: warning: cannot accept a connection (%s); retrying\n", strerror(errno));
+          short_of_resources = true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      }
+      continue;
     }
     if (clients.load() >= kMaxClients) {
       close(client);  // a flood of connections is turned away rather than queued
@@ -163,11 +214,18 @@ int serve_page(const std::string& html, bool open_browser) {
     setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     clients++;
     int port = ntohs(addr.sin_port);
-    std::thread([client, &html, &clients, port] {
-      answer(client, html, port);
+    try {
+      std::thread([client, &html, &clients, port] {
+        answer(client, html, port);
+        close(client);
+        clients--;
+      }).detach();
+    } catch (const std::system_error&) {
+      // No thread to be had: turn this one away and let the others finish.
       close(client);
       clients--;
-    }).detach();
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
   }
 }
 

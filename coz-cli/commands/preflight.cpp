@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "line/line_map.h"
-#include "record/profile_format.h"
+#include "record/profile_writer.h"
 #include "sample/perf_sampler.h"
 #include "platform.h"
 

@@ -1,10 +1,11 @@
 // `coz report` (see report.h).
 #include "commands/report.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <algorithm>
 #include <set>
 
@@ -230,7 +231,11 @@ bool read_profiles(const std::vector<std::string>& files, const char* who, analy
   std::string error;
   for (const std::string& f : files) {
     if (!data->read(f, &error)) {
-      fprintf(stderr, "%s: error: %s; write one with coz run -o %s --- PROGRAM\n", who, error.c_str(), f.c_str());
+      if (access(f.c_str(), F_OK) != 0 && errno == ENOENT) {
+        fprintf(stderr, "%s: error: %s; write one with coz run -o %s --- PROGRAM\n", who, error.c_str(), f.c_str());
+      } else {
+        fprintf(stderr, "%s: error: %s\n", who, error.c_str());
+      }
       return false;
     }
   }
@@ -242,6 +247,7 @@ bool read_profiles(const std::vector<std::string>& files, const char* who, analy
         shown++;
       }
     }
+    total += in.errors_left_out;
   }
   if (total > shown) {
     fprintf(stderr, "%s: warning: %zu more malformed lines skipped\n", who, total - shown);
@@ -292,22 +298,16 @@ int report_command(const std::vector<std::string>& args) {
 }
 
 std::string run_summary(const std::string& profile, uint64_t offset) {
-  std::vector<Record> records;
-  std::vector<ParseError> errors;
-  if (!read_profile(profile, &records, &errors)) {
-    return "coz: the profile " + profile + " could not be read back\n";
+  analysis::ProfileData data;
+  std::string error;
+  if (!data.read(profile, &error)) {
+    return "coz: the profile " + profile + " could not be read back: " + error + "\n";
   }
   // Experiments this run wrote: only the part of the file appended since `offset`.
   size_t this_run = 0;
-  std::ifstream in(profile, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(offset));
-  Record r;
-  std::string message;
-  for (std::string line; std::getline(in, line);) {
-    this_run += parse_record(line, &r, &message) && r.kind == RecordKind::kExperiment;
-  }
-  analysis::ProfileData data;
-  data.add(profile, records);
+  read_profile_records(
+      profile, [&](Record&& r) { this_run += r.kind == RecordKind::kExperiment; }, [](ParseError&&) {}, nullptr,
+      offset);
   analysis::AnalysisOptions options;
   options.bootstrap = 0;  // counts only
   analysis::Report report = analysis::analyse(data, options);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/location.h"
 #include "output/json_writer.h"
 #include "output/report_output.h"
 
@@ -23,10 +24,14 @@ void estimate(JsonWriter* w, std::string_view key, const Estimate& e) {
   w->end_object();
 }
 
+// A series' line split into file and number; the whole line and 0 when it is no `file:line`
+// (profile_data rejects those, so only a caller's own data can have one).
 void split_line(const std::string& line, std::string* file, double* number) {
-  size_t colon = line.rfind(':');
-  *file = colon == std::string::npos ? line : line.substr(0, colon);
-  *number = colon == std::string::npos ? 0 : atof(line.c_str() + colon + 1);
+  uint32_t n = 0;
+  if (!analysis::split_location(line, file, &n)) {
+    *file = line;
+  }
+  *number = n;
 }
 
 }  // namespace
@@ -62,7 +67,7 @@ std::string render_json(const RenderContext& ctx) {
     for (const ParseError& e : in.errors) {
       w.begin_object().value("line", e.line).value("message", e.message).end_object();
     }
-    w.end_array().end_object();
+    w.end_array().value("errors_left_out", in.errors_left_out).end_object();
   }
   w.end_array();
   w.begin_object("summary")

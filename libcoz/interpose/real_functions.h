@@ -61,7 +61,10 @@ namespace coz {
   X(nanosleep, int, (const struct timespec*, struct timespec*))                                \
   X(clock_nanosleep, int, (clockid_t, int, const struct timespec*, struct timespec*))         \
   X(usleep, int, (useconds_t))                                                                  \
-  X(sleep, unsigned, (unsigned))
+  X(sleep, unsigned, (unsigned))                                                                \
+  X(close, int, (int))                                                                          \
+  X(dup2, int, (int, int))                                                                      \
+  X(dup3, int, (int, int, int))
 
 struct RealFunctions {
 #define COZ_REAL_FIELD(name, ret, params) ret(*name) params;

@@ -1,9 +1,10 @@
 // Hooks for signals: sending one may wake a thread (kill, pthread_kill, pthread_sigqueue), waiting
-// for one blocks (sigwait family, sigsuspend). The profiler's own sampling signal stays the
-// profiler's: the program cannot replace its handler, block it, or wait for it, and everything
-// else about the program's handlers and masks behaves as without the profiler.
+// for one blocks (sigwait family, sigsuspend). The profiler's sampling signal stays unblocked and
+// handled by the profiler, while the program's handler for it and its masks read back and behave
+// as the program set them (runtime/sample_signal.h).
 #include "interpose/hook_support.h"
 #include "platform.h"
+#include "runtime/sample_signal.h"
 
 using coz::real;
 using namespace coz::hooks;
@@ -66,30 +67,71 @@ COZ_EXPORT int sigsuspend(const sigset_t* mask) {
 }
 
 // --- handlers and masks ----------------------------------------------------------------------
+// The sampling signal's handler stays the profiler's; the program's disposition for it is kept
+// aside (runtime/sample_signal.h) and runs for the signals the program sends.
 COZ_EXPORT int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  if (is_ours(sig) && act && coz::Runtime::active()) {
-    return old ? real().sigaction(sig, nullptr, old) : 0;  // keep the profiler's handler
+  if (is_ours(sig) && coz::sample_signal::installed()) {
+    coz::sample_signal::set_program_action(act, old);
+    return 0;
   }
   return real().sigaction(sig, act, old);
 }
 COZ_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
-  if (is_ours(sig) && coz::Runtime::active()) {
-    return SIG_DFL;
-  }
   struct sigaction act = {}, old = {};
   act.sa_handler = handler;
   sigemptyset(&act.sa_mask);
   act.sa_flags = SA_RESTART;  // glibc's signal() has BSD semantics
-  if (real().sigaction(sig, &act, &old) != 0) {
+  if (sigaction(sig, &act, &old) != 0) {
     return SIG_ERR;
   }
   return old.sa_handler;
 }
-COZ_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+
+namespace {
+
+// A mask change with the sampling signal left out; the mask read back shows it blocked when the
+// program blocked it.
+template <typename Call>
+int masking(int how, const sigset_t* set, sigset_t* old, Call&& call) {
+  if (!coz::sample_signal::installed()) {
+    return call(how, set, old);
+  }
+  int ours = coz::platform::sample_signal();
+  bool blocked_before = coz::sample_signal::program_blocks();
+  bool named = set && sigismember(set, ours) == 1;  // before the call: `old` may alias `set`
   sigset_t copy;
-  return real().sigprocmask(how, how == SIG_UNBLOCK ? set : without_ours(set, &copy), old);
+  const sigset_t* use = set;
+  if (named && how != SIG_UNBLOCK) {
+    copy = *set;
+    sigdelset(&copy, ours);
+    use = &copy;
+  }
+  int rc = call(how, use, old);
+  if (rc != 0) {
+    return rc;
+  }
+  if (old && blocked_before) {
+    sigaddset(old, ours);
+  }
+  if (set) {
+    if (how == SIG_SETMASK) {
+      coz::sample_signal::set_program_blocks(named);
+    } else if (named) {
+      coz::sample_signal::set_program_blocks(how == SIG_BLOCK);
+    }
+  }
+  return rc;
+}
+
+}  // namespace
+
+COZ_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  return masking(how, set, old, [](int h, const sigset_t* s, sigset_t* o) {
+    return real().sigprocmask(h, s, o);
+  });
 }
 COZ_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
-  sigset_t copy;
-  return real().pthread_sigmask(how, how == SIG_UNBLOCK ? set : without_ours(set, &copy), old);
+  return masking(how, set, old, [](int h, const sigset_t* s, sigset_t* o) {
+    return real().pthread_sigmask(h, s, o);
+  });
 }

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "interpose/hook_support.h"
+#include "runtime/sample_signal.h"
 
 using coz::real;
 using coz::Runtime;
@@ -16,11 +17,13 @@ struct ThreadStart {
   void* (*routine)(void*);
   void* arg;
   coz::LocalDelays delays;  // the creator's, inherited by the new thread
+  bool blocks_sample_signal;  // the creator's mask as the program sees it, inherited too
 };
 
 void* thread_trampoline(void* p) {
   ThreadStart start = *static_cast<ThreadStart*>(p);
   delete static_cast<ThreadStart*>(p);
+  coz::sample_signal::set_program_blocks(start.blocks_sample_signal);
   if (Runtime* rt = Runtime::active()) {
     rt->on_thread_start(start.delays);
   }
@@ -42,7 +45,8 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   if (!rt) {
     return real().pthread_create(thread, attr, routine, arg);
   }
-  auto* start = new (std::nothrow) ThreadStart{routine, arg, rt->current_delays()};
+  auto* start = new (std::nothrow)
+      ThreadStart{routine, arg, rt->current_delays(), coz::sample_signal::program_blocks()};
   if (!start) {
     return real().pthread_create(thread, attr, routine, arg);
   }

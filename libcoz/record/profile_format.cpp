@@ -1,4 +1,5 @@
-// Writer and reader for the tab-separated profile format (see profile_format.h).
+// Records of the tab-separated profile format (see profile_format.h): building and parsing one;
+// files are written by profile_writer.cpp and read by profile_reader.cpp.
 #include "record/profile_format.h"
 
 #include "record/json_line.h"
@@ -12,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 namespace coz {
 namespace {
@@ -153,65 +153,6 @@ RecordBuilder& RecordBuilder::field(std::string_view key, double value, int deci
   return field(key, std::string_view(buf));
 }
 
-ProfileWriter::~ProfileWriter() { close(); }
-
-ProfileWriter::ProfileWriter(ProfileWriter&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-
-ProfileWriter& ProfileWriter::operator=(ProfileWriter&& other) noexcept {
-  if (this != &other) {
-    close();
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-bool ProfileWriter::open(const std::string& path, std::string* error) {
-  close();
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    if (error) {
-      *error = "cannot write the profile to " + path + ": " + strerror(errno);
-    }
-    return false;
-  }
-  return true;
-}
-
-bool ProfileWriter::write_block(const RecordBuilder& block) {
-  if (fd_ < 0) {
-    return false;
-  }
-  std::string text = block.text();
-  if (text.empty()) {
-    return true;
-  }
-  if (text.back() != '\n') {
-    text.push_back('\n');
-  }
-  const char* p = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd_, p, left);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return false;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-void ProfileWriter::close() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-}
-
 bool parse_record(std::string_view line, Record* out, std::string* message) {
   *out = Record();
   if (!line.empty() && line.back() == '\r') {
@@ -221,7 +162,14 @@ bool parse_record(std::string_view line, Record* out, std::string* message) {
     return true;
   }
   if (line.front() == '{') {
-    return parse_json_record(line, out, message);
+    if (!parse_json_record(line, out, message)) {
+      return false;
+    }
+    if (out->fields.size() > kMaxRecordFields) {
+      *message = "more than " + std::to_string(kMaxRecordFields) + " fields in one record";
+      return false;
+    }
+    return true;
   }
   size_t pos = line.find('\t');
   std::string_view type = line.substr(0, pos);
@@ -236,45 +184,19 @@ bool parse_record(std::string_view line, Record* out, std::string* message) {
     return false;
   }
   while (pos != std::string_view::npos) {
+    if (out->fields.size() == kMaxRecordFields) {
+      *message = "more than " + std::to_string(kMaxRecordFields) + " fields in one record";
+      return false;
+    }
     size_t next = line.find('\t', pos + 1);
     std::string_view item = line.substr(pos + 1, next == std::string_view::npos ? next : next - pos - 1);
     size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-      *message = "field '" + std::string(item) + "' is not key=value";
+      *message = "field '" + std::string(item.substr(0, 40)) + (item.size() > 40 ? "...' " : "' ") + "is not key=value";
       return false;
     }
     out->fields.push_back({std::string(item.substr(0, eq)), unescape(item.substr(eq + 1))});
     pos = next;
-  }
-  return true;
-}
-
-bool read_profile(const std::string& path, std::vector<Record>* records,
-                  std::vector<ParseError>* errors) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return false;
-  }
-  std::string line;
-  size_t number = 0;
-  while (std::getline(in, line)) {
-    number++;
-    bool complete = !in.eof();  // the last line of a file cut short has no newline
-    Record r;
-    std::string message;
-    if (!parse_record(line, &r, &message)) {
-      errors->push_back({path, number, message});
-      continue;
-    }
-    if (r.type.empty()) {
-      continue;
-    }
-    if (!complete) {
-      errors->push_back({path, number, "truncated record (no end of line)"});
-      continue;
-    }
-    r.line = number;
-    records->push_back(std::move(r));
   }
   return true;
 }

@@ -3,14 +3,12 @@
 // one record per line, `type<TAB>key=value<TAB>...`. Extra keys are allowed; readers ignore keys
 // they do not know, so Coz's own tools can read what we write and we can read what Coz writes.
 //
-// Concurrency: a ProfileWriter is used by one thread at a time (the profiler thread, or the
-// exiting thread after the profiler thread has stopped). Each block of records (an experiment
-// with its points, the final samples) goes out in a single write(2) on an O_APPEND descriptor,
-// so blocks from several processes appending to one file never interleave.
+// The writer is in profile_writer.h.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,30 +69,6 @@ class RecordBuilder {
   std::string text_;
 };
 
-// Appends blocks of records to a profile file.
-class ProfileWriter {
- public:
-  ProfileWriter() = default;
-  ~ProfileWriter();
-  ProfileWriter(ProfileWriter&& other) noexcept;
-  ProfileWriter& operator=(ProfileWriter&& other) noexcept;
-  ProfileWriter(const ProfileWriter&) = delete;
-  ProfileWriter& operator=(const ProfileWriter&) = delete;
-
-  // Opens `path` for appending, creating it. On failure returns false and sets `error` to a
-  // sentence that names the path and the reason.
-  bool open(const std::string& path, std::string* error);
-  bool is_open() const { return fd_ >= 0; }
-
-  // Writes the block in one write(2). Returns false if the write failed.
-  bool write_block(const RecordBuilder& block);
-
-  void close();
-
- private:
-  int fd_ = -1;
-};
-
 struct ParseError {
   std::string file;
   size_t line = 0;
@@ -106,9 +80,28 @@ struct ParseError {
 // malformed line. Blank lines parse as kUnknown records with an empty type, for the caller to skip.
 bool parse_record(std::string_view line, Record* out, std::string* message);
 
-// Reads every record of a profile file. A malformed or truncated line is reported in `errors`
-// and skipped; everything before and after it is kept. Returns false if the file cannot be read.
-bool read_profile(const std::string& path, std::vector<Record>* records,
-                  std::vector<ParseError>* errors);
+// A profile is untrusted input (it may be anyone's file, or not a profile at all), so readers
+// hold to these bounds. A longer line is reported as "record too long" and skipped without being
+// held in memory; a larger file, or one with more records, is refused with a message saying what
+// to do. Real profiles stay far below them: about 1.5 MB per hour of profiling.
+inline constexpr uint64_t kMaxProfileBytes = uint64_t{256} << 20;  // per file
+inline constexpr size_t kMaxProfileRecords = 4'000'000;            // per file
+inline constexpr size_t kMaxRecordBytes = size_t{1} << 20;         // one line
+inline constexpr size_t kMaxRecordFields = 64;                     // key=value fields in one record
+inline constexpr size_t kMaxListedErrors = 1000;                   // per file; the rest are counted
+
+// Streams the records of a profile file from byte `offset` on: calls `on_record` for each
+// complete record and `on_error` for each malformed, cut-short or overlong line (skipped;
+// everything before and after it is kept). Only regular files are read, so a device, a FIFO or a
+// directory gives an error instead of a hang. Returns false, with `error` set to one sentence
+// naming the file and what to do, when the file cannot be read or passes the bounds above.
+bool read_profile_records(const std::string& path, const std::function<void(Record&&)>& on_record,
+                          const std::function<void(ParseError&&)>& on_error, std::string* error,
+                          uint64_t offset = 0);
+
+// Reads every record of a profile file into `records` (see read_profile_records); at most
+// kMaxListedErrors lines are listed in `errors`, then one line counting the rest.
+bool read_profile(const std::string& path, std::vector<Record>* records, std::vector<ParseError>* errors,
+                  std::string* error = nullptr, uint64_t offset = 0);
 
 }  // namespace coz

@@ -172,7 +172,11 @@ uint64_t ExperimentRunner::end() {
       block.begin("arrival-point").field("name", p.point->name).field("arrivals", p.arrivals - before.arrivals);
     }
   }
-  writer_.write_block(block);
+  std::string why;
+  bool ok = writer_.write_block(block, 1, &why);
+  if (on_write_) {
+    on_write_(ok, why);
+  }
   return visits;
 }
 

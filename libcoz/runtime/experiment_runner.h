@@ -18,7 +18,7 @@
 #include "experiment/in_flight.h"
 #include "experiment/scheduler.h"
 #include "line/line_table.h"
-#include "record/profile_format.h"
+#include "record/profile_writer.h"
 #include "runtime/progress_points.h"
 
 namespace coz {
@@ -47,6 +47,10 @@ class ExperimentRunner {
   void finish();
   // Brings counters the program does not increment itself (breakpoints) up to date.
   void set_before_snapshot(std::function<void()> refresh) { before_snapshot_ = std::move(refresh); }
+  // Told of every experiment block written (`ok`) or not (`why`), to report failures at once.
+  void set_on_write(std::function<void(bool ok, const std::string& why)> on_write) {
+    on_write_ = std::move(on_write);
+  }
 
   uint64_t experiments() const { return experiments_; }
 
@@ -82,6 +86,7 @@ class ExperimentRunner {
   ExperimentState& state_;
   ProgressPoints& points_;
   ProfileWriter& writer_;
+  std::function<void(bool, const std::string&)> on_write_;
   Scheduler scheduler_;
   Random random_;
   Open open_;

@@ -11,6 +11,8 @@
 #include <cstdio>
 
 #include "interpose/real_functions.h"
+#include "own_fds.h"
+#include "runtime/sample_signal.h"
 #include "platform.h"
 #include "sample/breakpoint_counter.h"
 #include "sample/perf_sampler.h"
@@ -24,10 +26,18 @@ namespace {
 // The calling thread's state; initial-exec TLS so the signal handler never allocates.
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
 
-void sample_signal_handler(int, siginfo_t* info, void*) {
+void exit_signal_handler(int sig);
+
+// Samples go to the runtime; anything else on the signal is the program's own (it sent it).
+void sample_signal_handler(int sig, siginfo_t* info, void* context) {
   int saved = errno;
-  if (Runtime* rt = Runtime::active()) {
-    rt->handle_signal(info->si_fd);
+  Runtime* rt = Runtime::active();
+  if (sample_signal::is_sample(info, own_fds::is_ours(info->si_fd) || (rt && rt->is_sampler(info->si_fd)))) {
+    if (rt) {
+      rt->handle_signal(info->si_fd);
+    }
+  } else if (!sample_signal::forward(sig, info, context)) {
+    exit_signal_handler(sig);  // the program's disposition is the default: terminate
   }
   errno = saved;
 }
@@ -204,17 +214,13 @@ bool Runtime::start() {
   runner_ = std::make_unique<ExperimentRunner>(runner, experiment_, points_, writer_,
                                                platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
   runner_->set_before_snapshot([this] { refresh_breakpoint_counts(); });
+  runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
 
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
-  settings.signal = platform::sample_signal();
+  settings.signal = sample_signal::install(sample_signal_handler);
   backend_ = std::make_unique<PerfSamplerBackend>(settings);
 
-  struct sigaction sa = {};
-  sa.sa_sigaction = sample_signal_handler;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigfillset(&sa.sa_mask);  // nothing may interrupt (or longjmp out of) a drain
-  real().sigaction(platform::sample_signal(), &sa, nullptr);
   install_exit_signal_handlers();
 
   pthread_key_create(&thread_key_, thread_key_destructor);
@@ -245,7 +251,9 @@ bool Runtime::start() {
       .field("pid", static_cast<uint64_t>(getpid()))
       .field("sampling-period", config_.sampling_period_ns)
       .field("program", platform::program_name());
-  writer_.write_block(startup);
+  if (!writer_.write_block(startup, 0, &error)) {
+    report("error: could not append to " + config_.output + " (" + error + ")", true);
+  }
   active_.store(this, std::memory_order_release);
   attach_existing_threads();
 
@@ -369,9 +377,12 @@ bool Runtime::open_breakpoints(ThreadState* state, pid_t tid, std::string* error
   bool ok = true;
   threads_.locked([&] {
     for (size_t i = 0; i < breakpoints_count_ && ok; i++) {
-      if (state->breakpoint_fds[i] < 0) {  // not opened already (a thread attached twice)
-        state->breakpoint_fds[i] = open_breakpoint_counter(breakpoints_[i].address, tid, error);
-        ok = state->breakpoint_fds[i] >= 0;
+      if (state->breakpoint_fds[i].load() < 0) {  // not opened already (a thread attached twice)
+        state->breakpoint_fds[i].store(open_breakpoint_counter(breakpoints_[i].address, tid, error));
+        ok = state->breakpoint_fds[i].load() >= 0;
+        if (ok) {
+          own_fds::adopt(&state->breakpoint_fds[i]);
+        }
       }
     }
   });
@@ -384,10 +395,9 @@ void Runtime::close_breakpoints(ThreadState* state) {
   }
   threads_.locked([&] {  // refresh_breakpoint_counts() must not read a descriptor being closed
     for (size_t i = 0; i < breakpoints_count_; i++) {
-      if (state->breakpoint_fds[i] >= 0) {
-        uint64_t count = read_breakpoint_counter(state->breakpoint_fds[i]);
-        close(state->breakpoint_fds[i]);
-        state->breakpoint_fds[i] = -1;
+      if (state->breakpoint_fds[i].load() >= 0) {
+        uint64_t count = read_breakpoint_counter(state->breakpoint_fds[i].load());
+        own_fds::release(&state->breakpoint_fds[i]);
         breakpoints_[i].retired.fetch_add(count, std::memory_order_relaxed);
       }
     }
@@ -404,8 +414,9 @@ void Runtime::refresh_breakpoint_counts() {
   threads_.for_each_live(
       [&](ThreadState& s) {
         for (size_t i = 0; i < breakpoints_count_; i++) {
-          if (s.breakpoint_fds[i] >= 0) {
-            totals[i] += read_breakpoint_counter(s.breakpoint_fds[i]);
+          int fd = s.breakpoint_fds[i].load();
+          if (fd >= 0) {
+            totals[i] += read_breakpoint_counter(fd);
           }
         }
       },
@@ -501,9 +512,15 @@ void with_delays(ThreadState* state, F&& update) {
 }  // namespace
 
 void Runtime::handle_signal(int fd) {
+  pid_t tid = platform::current_tid();
   ThreadState* state = threads_.by_fd(fd);
-  if (!state || state->tid.load(std::memory_order_acquire) != platform::current_tid()) {
-    return;
+  if (!state || state->tid.load(std::memory_order_acquire) != tid) {
+    // The number the signal names may since have been reused (its descriptor moved when the
+    // program dup2()ed onto it): the thread's own state will do.
+    state = t_state;
+    if (!state || state->tid.load(std::memory_order_acquire) != tid) {
+      return;
+    }
   }
   if (!collect_own_samples(state)) {
     return;  // shut-down is draining this thread
@@ -810,9 +827,22 @@ void Runtime::write_final_records() {
   if (amplify_.requested() && !points_.any_arrivals()) {
     block.begin("warning").field("message", kNoArrivalWarning);
   }
-  if (!writer_.write_block(block)) {
-    report("error: could not append the final records to " + config_.output, true);
+  std::string why;
+  if (!writer_.write_block(block, 0, &why)) {
+    report("error: could not append the final records to " + config_.output + " (" + why + ")", true);
   }
+}
+
+void Runtime::note_write(bool ok, const std::string& why) {
+  if (!ok && !write_failing_) {
+    report("error: could not append an experiment to " + config_.output + " (" + why +
+               "); it is kept and tried again with the next one",
+           true);
+  } else if (ok && write_failing_) {
+    report("the profile is written again: the experiments that waited are now in " + config_.output,
+           true);
+  }
+  write_failing_ = !ok;
 }
 
 void Runtime::shutdown() {
@@ -862,6 +892,12 @@ void Runtime::finish_shutdown() {
   runner_->finish();
   write_final_records();
   writer_.close();
+  if (uint64_t unwritten = writer_.unwritten_experiments()) {
+    report("error: " + std::to_string(unwritten) + " of " + std::to_string(runner_->experiments()) +
+               " experiments could not be written to " + config_.output +
+               "; free space there (or choose another file with -o) and run again",
+           true);
+  }
 
   uint64_t total = total_samples_.load();
   uint64_t in_scope = in_scope_samples_.load();

@@ -24,7 +24,7 @@
 #include "line/line_map.h"
 #include "line/line_table.h"
 #include "line/scope.h"
-#include "record/profile_format.h"
+#include "record/profile_writer.h"
 #include "runtime/config.h"
 #include "runtime/experiment_runner.h"
 #include "runtime/progress_points.h"
@@ -98,6 +98,8 @@ class Runtime {
   // (COZ_POST_BLOCK).
   void post_block(bool woken);
   void handle_signal(int fd);
+  // Whether `fd` is (or was registered as) a thread's sampler descriptor. Async-signal-safe.
+  bool is_sampler(int fd) const { return threads_.by_fd(fd) != nullptr; }
 
   const Config& config() const { return config_; }
   pthread_key_t thread_key() const { return thread_key_; }
@@ -128,6 +130,9 @@ class Runtime {
   // The writing half of shut-down, once the profiler thread has stopped (or is the caller).
   void finish_shutdown();
   void write_final_records();
+  // The profiler thread's report of each experiment block written or not: failures are said at
+  // once, and so is the recovery.
+  void note_write(bool ok, const std::string& why);
   void attach_existing_threads();
   void report(const std::string& message, bool always) const;
   // The line FILE:LINE names, or nullptr after telling the user why (`option` names the source).
@@ -150,6 +155,7 @@ class Runtime {
   ThreadRegistry threads_;
   std::unique_ptr<SamplerBackend> backend_;
   ProfileWriter writer_;
+  bool write_failing_ = false;  // the last experiment block could not be written
   std::mutex objects_mutex_;         // serialises adding objects to map_
   uint64_t objects_generation_ = 0;  // loaded_objects_generation() when last scanned
 

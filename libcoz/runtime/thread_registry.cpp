@@ -31,8 +31,8 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->block_start_ns = 0;
   s->pacer.reset();
   s->arrivals_epoch = ~0ull;
-  for (int& fd : s->breakpoint_fds) {
-    fd = -1;
+  for (std::atomic<int>& fd : s->breakpoint_fds) {
+    fd.store(-1);
   }
   s->draining.store(false, std::memory_order_relaxed);
   s->tid.store(tid, std::memory_order_release);

@@ -50,7 +50,8 @@ struct ThreadState {
   ArrivalCounter* arrivals = nullptr;
   ArrivalPacer pacer;
   uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
-  int breakpoint_fds[kMaxBreakpoints] = {-1, -1, -1, -1};  // --progress counters
+  // --progress counters: the profiler's own descriptors (own_fds.h), -1 when not open.
+  std::atomic<int> breakpoint_fds[kMaxBreakpoints] = {-1, -1, -1, -1};
 
   bool try_begin_drain() { return !draining.exchange(true, std::memory_order_acquire); }
   void end_drain() { draining.store(false, std::memory_order_release); }

@@ -9,6 +9,8 @@
 
 #include <cstring>
 
+#include "own_fds.h"
+
 namespace coz {
 
 int open_breakpoint_counter(uintptr_t addr, pid_t tid, std::string* error) {
@@ -22,6 +24,9 @@ int open_breakpoint_counter(uintptr_t addr, pid_t tid, std::string* error) {
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd >= 0) {
+    fd = own_fds::move_high(fd);
+  }
   if (fd < 0) {
     int err = errno;
     *error = std::string("cannot set a hardware breakpoint (") + strerror(err) +

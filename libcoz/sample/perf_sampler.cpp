@@ -1,6 +1,7 @@
 // perf_event per-thread sampling: RAII descriptor and ring, drain (see perf_sampler.h).
 #include "sample/perf_sampler.h"
 
+#include "own_fds.h"
 #include "platform.h"
 
 #include <errno.h>
@@ -25,22 +26,22 @@ constexpr size_t kDataPages[] = {16, 4, 1};
 // header, ip, nr, callchain, regs abi + sp, stack size + data + dyn size
 constexpr size_t kMaxRecord = 8 + 8 + 8 + 8 * 128 + 16 + 8 + 4096 + 8;
 
-// A perf_event descriptor; move-only.
+// A perf_event descriptor, registered as the profiler's own (own_fds.h): the program can
+// neither close it nor dup2 onto it. Not movable: its address is its registration.
 class EventFd {
  public:
-  explicit EventFd(int fd = -1) : fd_(fd) {}
-  ~EventFd() {
-    if (fd_ >= 0) {
-      close(fd_);
+  explicit EventFd(int fd) : fd_(fd) {
+    if (fd >= 0) {
+      own_fds::adopt(&fd_);
     }
   }
-  EventFd(EventFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  EventFd& operator=(EventFd&&) = delete;
+  ~EventFd() { own_fds::release(&fd_); }
   EventFd(const EventFd&) = delete;
-  int get() const { return fd_; }
+  EventFd& operator=(const EventFd&) = delete;
+  int get() const { return fd_.load(std::memory_order_relaxed); }
 
  private:
-  int fd_;
+  std::atomic<int> fd_;
 };
 
 // The mmap'd ring of one event; move-only.
@@ -85,12 +86,14 @@ class Ring {
 
 class PerfThreadSampler : public ThreadSampler {
  public:
-  PerfThreadSampler(EventFd fd, Ring ring) : fd_(std::move(fd)), ring_(std::move(ring)) {}
+  // `fd` is the descriptor signals name (si_fd): that number stays this sampler's signal token
+  // even if the descriptor later moves (the kernel keeps the number it was registered with).
+  PerfThreadSampler(int fd, Ring ring) : fd_(fd), signal_fd_(fd), ring_(std::move(ring)) {}
   ~PerfThreadSampler() override { disable(); }
 
   void enable() override { ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0); }
   void disable() override { ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0); }
-  int signal_fd() const override { return fd_.get(); }
+  int signal_fd() const override { return signal_fd_; }
   uint64_t lost() const override { return lost_; }
 
   size_t drain(SampleVisitor visit, void* context) override {
@@ -186,6 +189,7 @@ class PerfThreadSampler : public ThreadSampler {
   }
 
   EventFd fd_;
+  const int signal_fd_;
   Ring ring_;
   uint64_t lost_ = 0;
   alignas(8) unsigned char record_[kMaxRecord];  // one record, copied out of the ring
@@ -254,7 +258,15 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
     *error = explain_perf_event_error(errno);
     return nullptr;
   }
-  EventFd event(fd);
+  fd = own_fds::move_high(fd);
+  struct Unadopted {  // closes the descriptor on the failure paths below
+    int fd;
+    ~Unadopted() {
+      if (fd >= 0) {
+        close(fd);
+      }
+    }
+  } event{fd};
   Ring ring;
   bool mapped = false;
   for (size_t pages : kDataPages) {
@@ -276,7 +288,8 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
       return nullptr;
     }
   }
-  return std::make_unique<PerfThreadSampler>(std::move(event), std::move(ring));
+  event.fd = -1;
+  return std::make_unique<PerfThreadSampler>(fd, std::move(ring));
 }
 
 }  // namespace coz

@@ -1,6 +1,7 @@
 // Profile format: records written by the builder read back the same; Coz 0.2's own output reads;
 // malformed and truncated lines are reported with their line number and skipped.
 #include "record/profile_format.h"
+#include "record/profile_writer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,0 +1,87 @@
+// Inlines the viewer and the report into one HTML page (see html_page.h).
+#include "output/html_page.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace coz::output {
+namespace {
+
+// JSON inside <script type="application/json">: no '<', so no "</script>" or "<!--" can end it.
+std::string script_safe(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (char c : json) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// "</script" cannot occur in JavaScript outside a string or pattern, where "<\/" means the same.
+std::string escape_script_end(std::string js) {
+  size_t at = 0;
+  while ((at = js.find("</", at)) != std::string::npos) {
+    if (strncasecmp(js.c_str() + at + 2, "script", 6) == 0) {
+      js.replace(at, 2, "<\\/");
+      at += 3;
+    } else {
+      at += 2;
+    }
+  }
+  return js;
+}
+
+}  // namespace
+
+bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce, std::string* page,
+                std::string* error) {
+  std::string open = "<script nonce=\"" + nonce + "\">\n";
+  std::string libs;
+  for (const std::string& lib : viewer.libs) {
+    libs += open + escape_script_end(lib) + "\n</script>\n";
+  }
+  auto json = [](const char* id, const std::string& text) {
+    return std::string("<script type=\"application/json\" id=\"") + id + "\">" + script_safe(text) + "</script>\n";
+  };
+  std::string view = "{\"min_points\": " + std::to_string(data.min_points) + "}";
+  // Each placeholder is looked for in the template only, so nothing inserted can be mistaken for one.
+  std::vector<std::pair<std::string, std::string>> fills = {
+      {"COZ_NONCE", nonce},
+      {"<!--coz:style-->", "<style>\n" + viewer.style + "</style>"},
+      {"<!--coz:data-->", json("coz-report", data.report_json) + json("coz-sources", data.sources_json) +
+                              json("coz-sources-left-out", data.left_out_json) + json("coz-view", view)},
+      {"<!--coz:libs-->", libs},
+      {"<!--coz:app-->", open + escape_script_end(viewer.app) + "</script>"},
+  };
+  std::vector<std::pair<size_t, size_t>> at;  // (position in the template, fill)
+  for (size_t i = 0; i < fills.size(); i++) {
+    size_t pos = viewer.index_html.find(fills[i].first);
+    if (pos == std::string::npos) {
+      *error = "the viewer's index.html lacks its placeholder " + fills[i].first + "; reinstall";
+      return false;
+    }
+    at.emplace_back(pos, i);
+  }
+  std::sort(at.begin(), at.end());
+  page->clear();
+  size_t from = 0;
+  for (const auto& [pos, i] : at) {
+    if (pos < from) {
+      *error = "the viewer's index.html has overlapping placeholders; reinstall";
+      return false;
+    }
+    page->append(viewer.index_html, from, pos - from);
+    page->append(fills[i].second);
+    from = pos + fills[i].first.size();
+  }
+  page->append(viewer.index_html, from, std::string::npos);
+  return true;
+}
+
+}  // namespace coz::output

@@ -1,0 +1,34 @@
+// The `coz plot` page: the viewer's template with its style, libraries, script and data inlined.
+// Pure (no files, no clock, no randomness): the caller reads the viewer and draws the nonce, so a
+// fuzz target can build pages from any report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace coz::output {
+
+// The viewer as installed: index.html with its placeholders (COZ_NONCE, <!--coz:style-->,
+// <!--coz:data-->, <!--coz:libs-->, <!--coz:app-->), its style and script, and the Vega libraries.
+struct ViewerFiles {
+  std::string index_html;
+  std::string style;
+  std::string app;
+  std::vector<std::string> libs;  // vega, vega-lite, vega-embed, in load order
+};
+
+// What the page shows: each a JSON document, untrusted (names come from the profile).
+struct PageData {
+  std::string report_json;     // coz report --json
+  std::string sources_json;    // {"file": {"12": "line text", ...}, ...}
+  std::string left_out_json;   // [{"file": ..., "reason": ...}]: files whose source is not shown
+  size_t min_points = 5;
+};
+
+// The page, or false with `error` when the template lacks a placeholder. JSON goes into
+// <script type="application/json"> with every '<' escaped, and "</script" in the scripts is
+// escaped, so nothing from the data or the libraries can end a script element.
+bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce, std::string* page,
+                std::string* error);
+
+}  // namespace coz::output

@@ -1,0 +1,198 @@
+// The table of the profiler's own descriptors (see own_fds.h): one slot pointer per descriptor
+// number, in chunks mapped on first use, so lookups never lock or allocate.
+#include "own_fds.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+
+namespace coz::own_fds {
+namespace {
+
+constexpr int kChunk = 4096;
+constexpr int kChunks = 256;  // descriptors below 1M; higher ones are never registered
+using Entry = std::atomic<std::atomic<int>*>;
+
+std::atomic<Entry*> g_chunks[kChunks];
+std::atomic<int> g_max_fd{-1};  // highest number ever registered
+std::atomic<bool> g_locked{false};
+__attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
+
+Entry* entry(int fd, bool create) {
+  if (fd < 0 || fd >= kChunk * kChunks) {
+    return nullptr;
+  }
+  Entry* chunk = g_chunks[fd / kChunk].load(std::memory_order_acquire);
+  if (!chunk && create) {  // under the lock: no other creator
+    void* p = mmap(nullptr, sizeof(Entry) * kChunk, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      return nullptr;
+    }
+    chunk = static_cast<Entry*>(p);  // zero pages: every entry starts null
+    g_chunks[fd / kChunk].store(chunk, std::memory_order_release);
+  }
+  return chunk ? &chunk[fd % kChunk] : nullptr;
+}
+
+void set_entry(int fd, std::atomic<int>* slot) {
+  if (Entry* e = entry(fd, slot != nullptr)) {
+    e->store(slot, std::memory_order_release);
+    if (slot && fd > g_max_fd.load(std::memory_order_relaxed)) {
+      g_max_fd.store(fd, std::memory_order_relaxed);
+    }
+  }
+}
+
+// A fork child's descriptors are copies the profiler no longer uses: the program may close them.
+void forget_all_in_child() {
+  for (auto& c : g_chunks) {
+    c.store(nullptr, std::memory_order_relaxed);  // the parent's pages stay mapped, unused
+  }
+  g_max_fd.store(-1, std::memory_order_relaxed);
+  g_locked.store(false, std::memory_order_relaxed);
+  t_depth = 0;
+}
+
+__attribute__((constructor)) void register_fork_handler() {
+  pthread_atfork(nullptr, nullptr, forget_all_in_child);
+}
+
+int raw_close(int fd) { return static_cast<int>(syscall(SYS_close, fd)); }
+
+// The lowest numbers to try for the profiler's descriptors: the top quarter of the soft
+// descriptor limit, then the top half. Programs take the lowest free number, so they rarely
+// reach these.
+void high_bases(int out[2]) {
+  rlimit rl = {};
+  long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                  ? static_cast<long>(rl.rlim_cur < INT_MAX ? rl.rlim_cur : INT_MAX)
+                  : 1024;
+  out[0] = static_cast<int>(soft - soft / 4);
+  out[1] = static_cast<int>(soft / 2);
+}
+
+// A new close-on-exec copy of `fd` at a high number, or -1.
+int dup_high(int fd) {
+  int bases[2];
+  high_bases(bases);
+  for (int base : bases) {
+    if (base > fd && base > STDERR_FILENO) {
+      int copy = fcntl(fd, F_DUPFD_CLOEXEC, base);
+      if (copy >= 0) {
+        return copy;
+      }
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+Lock::Lock() {
+  if (t_depth++ > 0) {
+    return;  // re-entered by the thread that holds it
+  }
+  while (g_locked.exchange(true, std::memory_order_acquire)) {
+    sched_yield();
+  }
+}
+
+Lock::~Lock() {
+  if (--t_depth == 0) {
+    g_locked.store(false, std::memory_order_release);
+  }
+}
+
+int move_high(int fd) {
+  int copy = dup_high(fd);
+  if (copy < 0) {
+    return fd;
+  }
+  raw_close(fd);
+  return copy;
+}
+
+void adopt(std::atomic<int>* slot) {
+  Lock lock;
+  set_entry(slot->load(), slot);
+}
+
+void release(std::atomic<int>* slot) {
+  Lock lock;
+  int fd = slot->exchange(-1);
+  if (fd >= 0) {
+    set_entry(fd, nullptr);
+    raw_close(fd);
+  }
+}
+
+void forget(std::atomic<int>* slot) {
+  Lock lock;
+  int fd = slot->exchange(-1);
+  if (fd >= 0) {
+    set_entry(fd, nullptr);
+  }
+}
+
+bool is_ours(int fd) {
+  Entry* e = entry(fd, false);
+  return e && e->load(std::memory_order_acquire) != nullptr;
+}
+
+bool make_room(int fd) {
+  Entry* e = entry(fd, false);
+  std::atomic<int>* slot = e ? e->load(std::memory_order_acquire) : nullptr;
+  if (!slot) {
+    return true;
+  }
+  int copy = dup_high(fd);
+  if (copy < 0) {
+    copy = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);  // any free number will do
+  }
+  if (copy < 0) {
+    return false;
+  }
+  set_entry(copy, slot);
+  slot->store(copy);
+  set_entry(fd, nullptr);
+  return true;  // the caller's dup2 replaces (and so closes) the old number
+}
+
+int close_range_except_ours(unsigned first, unsigned last, int flags) {
+  Lock lock;
+  if (first > last) {
+    errno = EINVAL;
+    return -1;
+  }
+  int max_ours = g_max_fd.load(std::memory_order_relaxed);
+  unsigned from = first;
+  int result = 0;
+  auto close_span = [&](unsigned a, unsigned b) {
+    if (a > b || result != 0) {
+      return;
+    }
+    if (syscall(SYS_close_range, a, b, flags) != 0) {
+      result = -1;
+    }
+  };
+  for (long fd = first; max_ours >= 0 && fd <= max_ours && fd <= static_cast<long>(last); fd++) {
+    if (is_ours(static_cast<int>(fd))) {
+      if (static_cast<unsigned>(fd) > from) {
+        close_span(from, static_cast<unsigned>(fd) - 1);
+      }
+      from = static_cast<unsigned>(fd) + 1;
+    }
+  }
+  close_span(from, last);
+  return result;
+}
+
+}  // namespace coz::own_fds

@@ -1,0 +1,51 @@
+// The profiler's own file descriptors (the profile, perf_event samplers, breakpoint counters):
+// moved above the range a program normally uses and registered here, so the descriptor hooks
+// (interpose/fd_hooks.cpp) can keep the program from closing or replacing them, as it would
+// otherwise do with close_range(3, ~0U, 0), closefrom() or a daemon's close loop.
+//
+// Each descriptor lives in an owner's slot (an std::atomic<int>). When the program dup2()s onto
+// one of them, the descriptor moves to a free number first and its slot is updated, so the
+// program gets the number it asked for and the profiler keeps its file.
+//
+// Threading: is_ours() is lock-free and async-signal-safe. Everything else takes the table's
+// spin lock and must not be called from a signal handler. In a child made by fork() the table
+// is emptied: the child's copies of the descriptors are the program's to close.
+#pragma once
+
+#include <atomic>
+
+namespace coz::own_fds {
+
+// Moves `fd` above the program's usual range (close-on-exec), closing the original. Returns the
+// new number, or `fd` itself when no higher number is free.
+int move_high(int fd);
+
+// Registers the descriptor in `slot` as the profiler's. `slot` must stay at its address until
+// release() or forget().
+void adopt(std::atomic<int>* slot);
+// Closes the descriptor in `slot`, forgets it and sets the slot to -1.
+void release(std::atomic<int>* slot);
+// Forgets the descriptor in `slot` without closing it (it is no longer ours: see
+// ProfileWriter's identity check) and sets the slot to -1.
+void forget(std::atomic<int>* slot);
+
+// Whether `fd` is one of the profiler's. Async-signal-safe.
+bool is_ours(int fd);
+
+// Makes `fd` free for the program (dup2/dup3 onto it): moves the profiler's descriptor there to
+// another number. Call with the table locked. False (errno set) if it could not be moved.
+bool make_room(int fd);
+
+// While one exists, no descriptor of the profiler's moves. Re-entrant in the holding thread.
+class Lock {
+ public:
+  Lock();
+  ~Lock();
+  Lock(const Lock&) = delete;
+  Lock& operator=(const Lock&) = delete;
+};
+
+// The program's close_range(first, last, flags), leaving the profiler's descriptors alone.
+int close_range_except_ours(unsigned first, unsigned last, int flags);
+
+}  // namespace coz::own_fds

@@ -1,0 +1,120 @@
+// The sampling signal's choice, and the program's view of it (see sample_signal.h).
+#include "runtime/sample_signal.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+
+#include "interpose/real_functions.h"
+#include "platform.h"
+
+namespace coz::sample_signal {
+namespace {
+
+// Two copies of the program's disposition: a reader in a signal handler copies the one `g_live`
+// names; a writer fills the other and then switches.
+struct sigaction g_actions[2];
+std::atomic<int> g_live{0};
+std::atomic<bool> g_writing{false};
+std::atomic<bool> g_installed{false};
+
+__attribute__((tls_model("initial-exec"))) thread_local bool t_program_blocks = false;
+
+bool usable(int sig, const sigset_t& blocked) {
+  struct sigaction current = {};
+  if (real().sigaction(sig, nullptr, &current) != 0 || sigismember(&blocked, sig)) {
+    return false;
+  }
+  return !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
+}
+
+}  // namespace
+
+int install(void (*handler)(int, siginfo_t*, void*)) {
+  sigset_t blocked;
+  real().pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
+  int chosen = SIGRTMAX - 2;
+  for (int sig = SIGRTMAX - 2; sig >= SIGRTMIN + 2; sig--) {
+    if (usable(sig, blocked)) {
+      chosen = sig;
+      break;
+    }
+  }
+  platform::set_sample_signal(chosen);
+  struct sigaction sa = {};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&sa.sa_mask);  // nothing may interrupt (or longjmp out of) a drain
+  real().sigaction(chosen, &sa, &g_actions[0]);
+  g_live.store(0, std::memory_order_release);
+  sigset_t mine;
+  sigemptyset(&mine);
+  sigaddset(&mine, chosen);
+  real().pthread_sigmask(SIG_UNBLOCK, &mine, nullptr);
+  g_installed.store(true, std::memory_order_release);
+  return chosen;
+}
+
+bool installed() { return g_installed.load(std::memory_order_acquire); }
+
+void program_action(struct sigaction* out) {
+  *out = g_actions[g_live.load(std::memory_order_acquire)];
+}
+
+void set_program_action(const struct sigaction* act, struct sigaction* old) {
+  while (g_writing.exchange(true, std::memory_order_acquire)) {
+    sched_yield();
+  }
+  int live = g_live.load(std::memory_order_relaxed);
+  if (old) {
+    *old = g_actions[live];
+  }
+  if (act) {
+    g_actions[1 - live] = *act;
+    g_live.store(1 - live, std::memory_order_release);
+  }
+  g_writing.store(false, std::memory_order_release);
+}
+
+bool is_sample(const siginfo_t* info, bool fd_is_a_sampler) {
+  // perf_event signals through O_ASYNC/F_SETSIG: a POLL_* code and the descriptor. Signals the
+  // program sends carry SI_USER, SI_QUEUE, SI_TKILL, SI_TIMER... (zero or negative).
+  return info && info->si_code >= POLL_IN && info->si_code <= POLL_HUP && fd_is_a_sampler;
+}
+
+bool forward(int sig, siginfo_t* info, void* context) {
+  struct sigaction action;
+  program_action(&action);
+  if (!(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_IGN) {
+    return true;
+  }
+  if (!(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_DFL) {
+    return false;
+  }
+  if (action.sa_flags & SA_RESETHAND) {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    set_program_action(&dfl, nullptr);
+  }
+  // The mask the program's handler would run with: the interrupted mask, its sa_mask, and the
+  // signal itself unless SA_NODEFER. The kernel restores the interrupted mask on return.
+  sigset_t mask = static_cast<ucontext_t*>(context)->uc_sigmask;
+  sigorset(&mask, &mask, &action.sa_mask);
+  if (!(action.sa_flags & SA_NODEFER)) {
+    sigaddset(&mask, sig);
+  }
+  real().pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+  if (action.sa_flags & SA_SIGINFO) {
+    action.sa_sigaction(sig, info, context);
+  } else {
+    action.sa_handler(sig);
+  }
+  return true;
+}
+
+bool program_blocks() { return t_program_blocks; }
+
+void set_program_blocks(bool blocked) { t_program_blocks = blocked; }
+
+}  // namespace coz::sample_signal

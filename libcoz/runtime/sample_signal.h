@@ -1,0 +1,43 @@
+// The sampling signal, shared with the program. At start-up the profiler takes a real-time
+// signal nobody handles or blocks yet (SIGRTMAX-2 when free), installs its handler there and
+// keeps the signal unblocked in every thread. For the program the signal stays its own:
+// - its sigaction()/signal() for it are recorded, not installed, and read back as it set them;
+//   the profiler's handler passes every signal that is not a sample (told apart by si_code and
+//   si_fd: samples come from a perf_event descriptor as POLL_IN/POLL_HUP) to that disposition,
+//   with the program's sa_mask and flags;
+// - its masks are applied without the signal, but each thread's mask reads back with the signal
+//   blocked if the program blocked it.
+// What cannot be kept: a signal the program sends itself while it "blocks" it is delivered at
+// once rather than held pending.
+//
+// Threading: choose() runs once at start-up. program_action() and forward() are
+// async-signal-safe; set_program_action() must not be called from a signal handler that
+// interrupted another set_program_action().
+#pragma once
+
+#include <signal.h>
+
+namespace coz::sample_signal {
+
+// Picks the signal and installs `handler` on it (SA_SIGINFO). The previous disposition becomes
+// the program's. Returns the signal.
+int install(void (*handler)(int, siginfo_t*, void*));
+// Whether install() has run: from then on the hooks keep the signal the profiler's.
+bool installed();
+
+// The program's disposition of the signal (SIG_DFL until it sets one).
+void program_action(struct sigaction* out);
+// The program's sigaction(): records `act` (if not null) and returns the previous one in `old`.
+void set_program_action(const struct sigaction* act, struct sigaction* old);
+
+// Whether a signal with this siginfo is a sample (and not the program's own).
+bool is_sample(const siginfo_t* info, bool fd_is_a_sampler);
+// Runs the program's disposition for a signal it sent. Returns false when that disposition is
+// the default (terminate): the caller then ends the process as the signal would have.
+bool forward(int sig, siginfo_t* info, void* context);
+
+// The calling thread's mask as the program sees it: does it block the signal?
+bool program_blocks();
+void set_program_blocks(bool blocked);
+
+}  // namespace coz::sample_signal

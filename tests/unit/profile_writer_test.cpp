@@ -1,0 +1,177 @@
+// ProfileWriter and the table of the profiler's own descriptors: blocks are written whole or not
+// at all, a full disk loses nothing that later space can save, and a descriptor the program
+// replaced is never written into.
+#include "record/profile_writer.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "own_fds.h"
+#include "test_support.h"
+
+namespace coz {
+namespace {
+
+using test::TempDir;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A block of one record whose text is exactly `bytes` long, newline included.
+RecordBuilder block_of(size_t bytes, char fill) {
+  RecordBuilder b;
+  b.begin("experiment").field("pad", std::string(bytes - std::string("experiment\tpad=\n").size(), fill));
+  return b;
+}
+
+// The descriptor that names `path`, found through /proc/self/fd.
+int fd_naming(const std::string& path) {
+  int found = -1;
+  DIR* dir = opendir("/proc/self/fd");
+  while (dirent* e = dir ? readdir(dir) : nullptr) {
+    char target[4096];
+    std::string link = std::string("/proc/self/fd/") + e->d_name;
+    ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
+    if (n > 0 && std::string(target, static_cast<size_t>(n)) == path) {
+      found = atoi(e->d_name);
+    }
+  }
+  if (dir) {
+    closedir(dir);
+  }
+  return found;
+}
+
+TEST(ProfileWriter, BlocksThatDoNotFitWaitAndAreWrittenWhenSpaceReturns) {
+  TempDir dir;
+  std::string path = dir.file("p.coz");
+  // In a child: a file size limit stands in for a disk that fills (the writer never writes past
+  // it: that would also raise SIGXFSZ).
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    rlimit small = {2500, RLIM_INFINITY};
+    setrlimit(RLIMIT_FSIZE, &small);
+    ProfileWriter writer;
+    std::string error;
+    if (!writer.open(path, &error)) {
+      _exit(10);
+    }
+    bool ok1 = writer.write_block(block_of(1000, 'a'), 1, &error);
+    bool ok2 = writer.write_block(block_of(1000, 'b'), 1, &error);
+    bool ok3 = writer.write_block(block_of(1000, 'c'), 1, &error);  // crosses the limit
+    if (!ok1 || !ok2 || ok3 || error.empty()) {
+      _exit(11);
+    }
+    if (slurp(path).size() != 2000 || writer.unwritten_experiments() != 1) {
+      _exit(12);  // nothing of the block that does not fit, and it counts as unwritten
+    }
+    bool ok4 = writer.write_block(block_of(1000, 'd'), 1, &error);  // still no space
+    if (ok4 || writer.unwritten_experiments() != 2 || slurp(path).size() != 2000) {
+      _exit(13);
+    }
+    rlimit more = {RLIM_INFINITY, RLIM_INFINITY};
+    setrlimit(RLIMIT_FSIZE, &more);
+    bool ok5 = writer.write_block(block_of(1000, 'e'), 1, &error);  // space again: all of it
+    if (!ok5 || writer.unwritten_experiments() != 0) {
+      _exit(14);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::string text = slurp(path);
+  ASSERT_EQ(text.size(), 5000u);
+  // Whole blocks, in the order they were given.
+  std::string order;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_EQ(line.size(), 999u);
+    order += line.back();
+  }
+  EXPECT_EQ(order, "abcde");
+}
+
+TEST(ProfileWriter, NeverWritesIntoADescriptorThatIsNoLongerItsFile) {
+  TempDir dir;
+  std::string path = dir.file("p.coz"), other = dir.file("program.txt");
+  ProfileWriter writer;
+  std::string error;
+  ASSERT_TRUE(writer.open(path, &error)) << error;
+  int ours = fd_naming(path);
+  ASSERT_GT(ours, 2);
+  EXPECT_TRUE(own_fds::is_ours(ours));
+  // The program replaces it with a raw syscall, which no hook sees.
+  int mine = ::open(other.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(mine, 0);
+  ASSERT_EQ(syscall(SYS_dup3, mine, ours, 0), ours);
+  ASSERT_TRUE(writer.write_block(block_of(100, 'x'), 1, &error)) << error;
+  EXPECT_EQ(slurp(other), "");
+  EXPECT_EQ(slurp(path).size(), 100u);
+  writer.close();
+  ::close(mine);
+  syscall(SYS_close, ours);
+}
+
+TEST(OwnFds, MovedHighAndKeptOpenByCloseRange) {
+  TempDir dir;
+  std::string path = dir.file("p.coz");
+  ProfileWriter writer;
+  std::string error;
+  ASSERT_TRUE(writer.open(path, &error)) << error;
+  int ours = fd_naming(path);
+  rlimit rl;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  EXPECT_GE(static_cast<rlim_t>(ours), rl.rlim_cur / 2) << "above the program's usual range";
+  int a = ::open("/dev/null", O_RDONLY), b = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  ASSERT_EQ(own_fds::close_range_except_ours(static_cast<unsigned>(a), ~0U, 0), 0);
+  EXPECT_EQ(fcntl(a, F_GETFD), -1);
+  EXPECT_EQ(fcntl(b, F_GETFD), -1);
+  EXPECT_GE(fcntl(ours, F_GETFD), 0) << "the profiler's descriptor stays open";
+  ASSERT_TRUE(writer.write_block(block_of(100, 'y'), 1, &error)) << error;
+  EXPECT_EQ(slurp(path).size(), 100u);
+}
+
+TEST(OwnFds, MakeRoomMovesTheDescriptorAndUpdatesItsSlot) {
+  TempDir dir;
+  std::string path = dir.file("p.coz"), other = dir.file("program.txt");
+  ProfileWriter writer;
+  std::string error;
+  ASSERT_TRUE(writer.open(path, &error)) << error;
+  int ours = fd_naming(path);
+  int mine = ::open(other.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  {
+    own_fds::Lock lock;
+    ASSERT_TRUE(own_fds::make_room(ours));
+    ASSERT_EQ(dup2(mine, ours), ours);  // what the dup2 hook does next
+  }
+  EXPECT_FALSE(own_fds::is_ours(ours));
+  int moved = fd_naming(path);
+  EXPECT_NE(moved, ours);
+  EXPECT_TRUE(own_fds::is_ours(moved));
+  ASSERT_TRUE(writer.write_block(block_of(100, 'z'), 1, &error)) << error;
+  EXPECT_EQ(slurp(other), "");
+  EXPECT_EQ(slurp(path).size(), 100u);
+  ::close(mine);
+  ::close(ours);
+}
+
+}  // namespace
+}  // namespace coz
