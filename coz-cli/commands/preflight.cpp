@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -97,6 +98,25 @@ bool check_preloadable(const Program& program, std::string* error) {
     *error = "'" + program.path +
              "' is statically linked, so the profiler cannot be preloaded into it; "
              "link it dynamically (drop -static)";
+    return false;
+  }
+  // The loader ignores LD_PRELOAD in a program that gains privileges (set-user-ID or
+  // set-group-ID to someone else, or file capabilities): glibc's secure-execution mode.
+  struct stat st;
+  if (stat(program.path.c_str(), &st) == 0) {
+    bool gains_user = (st.st_mode & S_ISUID) && st.st_uid != geteuid();
+    bool gains_group = (st.st_mode & S_ISGID) && st.st_gid != getegid();
+    if (gains_user || gains_group) {
+      *error = "'" + program.path + "' is set-" + (gains_user ? "user" : "group") +
+               "-ID, so the loader ignores the profiler for it (secure execution); profile a "
+               "copy without that bit (cp it, or chmod u-s,g-s)";
+      return false;
+    }
+  }
+  if (getxattr(program.path.c_str(), "security.capability", nullptr, 0) > 0) {
+    *error = "'" + program.path +
+             "' has file capabilities, so the loader ignores the profiler for it (secure "
+             "execution); profile a copy without them (cp it, or setcap -r)";
     return false;
   }
   return true;

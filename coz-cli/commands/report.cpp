@@ -297,17 +297,19 @@ int report_command(const std::vector<std::string>& args) {
   return 0;
 }
 
-std::string run_summary(const std::string& profile, uint64_t offset) {
+std::string run_summary(const std::string& profile, uint64_t offset, uint64_t run_id) {
   analysis::ProfileData data;
   std::string error;
   if (!data.read(profile, &error)) {
     return "coz: the profile " + profile + " could not be read back: " + error + "\n";
   }
-  // Experiments this run wrote: only the part of the file appended since `offset`.
+  // Experiments this run wrote: in the part of the file appended since `offset`, those marked
+  // with this coz's run id (other coz processes may append to the same file meanwhile).
   size_t this_run = 0;
   read_profile_records(
-      profile, [&](Record&& r) { this_run += r.kind == RecordKind::kExperiment; }, [](ParseError&&) {}, nullptr,
-      offset);
+      profile,
+      [&](Record&& r) { this_run += r.kind == RecordKind::kExperiment && r.u64("run") == run_id; },
+      [](ParseError&&) {}, nullptr, offset);
   analysis::AnalysisOptions options;
   options.bootstrap = 0;  // counts only
   analysis::Report report = analysis::analyse(data, options);

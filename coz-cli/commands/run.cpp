@@ -56,8 +56,15 @@ off_t file_size(const std::string& path) {
 pid_t g_child = -1;
 volatile sig_atomic_t g_stop = 0;  // the user asked to stop: no further runs of a sweep
 
-// Ctrl-C reaches the program through its process group; coz only remembers it.
-void note_interrupt(int) { g_stop = 1; }
+// Ctrl-C from the terminal (SI_KERNEL) reaches the program through its process group; coz only
+// remembers it. Sent to coz alone (kill: SI_USER, sigqueue: SI_QUEUE), it is passed on, as
+// SIGTERM is.
+void on_interrupt(int sig, siginfo_t* info, void*) {
+  g_stop = 1;
+  if (info && info->si_code <= 0 && info->si_pid != g_child && g_child > 0) {
+    kill(g_child, sig);
+  }
+}
 
 void forward_signal(int sig) {
   g_stop = 1;
@@ -78,6 +85,13 @@ void die_like(int sig) {
   sigaddset(&set, sig);
   sigprocmask(SIG_UNBLOCK, &set, nullptr);
   raise(sig);
+}
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("killed by ") + strsignal(WTERMSIG(status));
+  }
+  return "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 std::string format_load(double load) {
@@ -113,6 +127,7 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
     setenv("LD_PRELOAD", preload.c_str(), 1);
     setenv(env::kOutput, output.c_str(), 1);
     setenv(env::kRootPid, std::to_string(getpid()).c_str(), 1);
+    setenv(env::kRunId, std::to_string(getppid()).c_str(), 1);  // this coz: see run_summary
     setenv(env::kSamplingPeriod, std::to_string(options.sampling_period_ns).c_str(), 1);
     if (!options.binary_scope.empty()) {
       setenv(env::kBinaryScope, join(options.binary_scope).c_str(), 1);
@@ -232,10 +247,14 @@ int run_command(const std::vector<std::string>& args) {
   }
 
   // Ctrl-C and friends reach the whole process group; let the program decide what to do and
-  // report its fate. Termination requests sent to coz alone are passed on. Installed before the
-  // fork so no request can fall in between.
-  signal(SIGINT, note_interrupt);
-  signal(SIGQUIT, note_interrupt);
+  // report its fate. Requests sent to coz alone are passed on. Installed before the fork so no
+  // request can fall in between.
+  struct sigaction interrupt = {};
+  interrupt.sa_sigaction = on_interrupt;
+  interrupt.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&interrupt.sa_mask);
+  sigaction(SIGINT, &interrupt, nullptr);
+  sigaction(SIGQUIT, &interrupt, nullptr);
   signal(SIGTERM, forward_signal);
   signal(SIGHUP, forward_signal);
 
@@ -243,6 +262,7 @@ int run_command(const std::vector<std::string>& args) {
   std::vector<double> levels = options.loads.empty() ? std::vector<double>{0} : options.loads;
   size_t total = levels.size() * static_cast<size_t>(options.runs), done = 0;
   int status = 0;
+  int failed_status = 0;  // the last failed run's, which --keep-going reports at the end
   bool stopped = false;
   off_t first_size = file_size(output);
   for (size_t level = 0; level < levels.size() && !stopped; level++) {
@@ -267,18 +287,38 @@ int run_command(const std::vector<std::string>& args) {
       }
       g_child = -1;
       if (file_size(output) <= size_before) {
-        fprintf(stderr, "coz: no profile was written to %s (see the messages above)\n", output.c_str());
+        fprintf(stderr,
+                "coz: no profile was written to %s: the profiler did not start in the program "
+                "(any reason is above; a program that gains privileges ignores it)\n",
+                output.c_str());
       }
       bool failed = WIFSIGNALED(status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-      if ((failed || g_stop) && done < total) {
-        fprintf(stderr, "coz: %s, so the remaining %zu runs were skipped\n",
-                g_stop ? "interrupted" : "the program failed", total - done);
+      if (failed) {
+        failed_status = status;
+      }
+      if (g_stop && done < total) {
+        fprintf(stderr, "coz: interrupted, so the remaining %zu runs were skipped\n", total - done);
         stopped = true;
+      } else if (failed && done < total && !options.keep_going) {
+        fprintf(stderr,
+                "coz: run %zu failed (%s), so the remaining %zu runs were skipped; --keep-going "
+                "runs them anyway\n",
+                done, describe_status(status).c_str(), total - done);
+        stopped = true;
+      } else if (failed && done < total) {
+        fprintf(stderr, "coz: run %zu failed (%s); going on (--keep-going)\n", done,
+                describe_status(status).c_str());
       }
     }
   }
   if (file_size(output) > first_size) {
-    fputs(run_summary(output, static_cast<uint64_t>(std::max<off_t>(first_size, 0))).c_str(), stderr);
+    fputs(run_summary(output, static_cast<uint64_t>(std::max<off_t>(first_size, 0)),
+                      static_cast<uint64_t>(getpid()))
+              .c_str(),
+          stderr);
+  }
+  if (failed_status != 0) {
+    status = failed_status;  // one failed run fails the whole command, as with make -k
   }
   if (WIFSIGNALED(status)) {
     die_like(WTERMSIG(status));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "line/scope.h"
+#include "runtime/config.h"
 
 namespace coz::cli {
 
@@ -35,7 +36,9 @@ const char* const kRunUsage =
     "                              runs the program once per level (a scalability sweep;\n"
     "                              with --end-to-end and no --fixed-line or --fixed-speedup,\n"
     "                              a sweep measures load alone: speedup 0%)\n"
-    "      --runs N                run the program N times (per load level), one profile\n"
+    "      --runs N                run the program N times (per load level), one profile;\n"
+    "                              stops at the first run that fails\n"
+    "      --keep-going            with --runs or a --load list: run on after a failed run\n"
     "  -v, --verbose               say what the profiler is doing\n"
     "  -h, --help                  show this help\n"
     "\n"
@@ -253,6 +256,8 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
         *error = "--load needs at least one load factor, for example --load 1,2,4";
         return false;
       }
+    } else if (arg == "--keep-going") {
+      out->keep_going = true;
     } else if (arg == "--runs") {
       if (!take_value(&v)) {
         return false;
@@ -283,6 +288,15 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
       *error = "put --- before the program to run: coz run [options] --- " + arg + " ...";
       return false;
     }
+  }
+  if (out->breakpoint_progress.size() > kMaxBreakpointPoints) {
+    *error = "at most " + std::to_string(kMaxBreakpointPoints) +
+             " --progress points (the CPU has that many debug registers); use --sampled-progress for more";
+    return false;
+  }
+  if (out->sampled_progress.size() > kMaxSampledPoints) {
+    *error = "at most " + std::to_string(kMaxSampledPoints) + " --sampled-progress points";
+    return false;
   }
   if (out->arrival_speedup_ns != 0 && !out->loads.empty()) {
     *error = "use either --arrival-speedup or --load, not both";

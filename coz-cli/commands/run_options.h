@@ -20,6 +20,7 @@ struct RunOptions {
   // Load amplification: a fixed speedup per arrival, or load factors (one run per level).
   uint64_t arrival_speedup_ns = 0;
   std::vector<double> loads;
+  bool keep_going = false;  // go on after a run that fails (exits non-zero or is killed)
   int runs = 1;  // runs per load level (or of the program, without --load)
   // Command-line progress points, FILE:LINE each.
   std::vector<std::string> breakpoint_progress;

@@ -112,6 +112,9 @@ Config Config::from_environment(std::vector<std::string>* errors) {
     uint64_t pid = 0;
     c.is_root_process = parse_u64(v, &pid) && pid == static_cast<uint64_t>(getpid());
   }
+  if (const char* v = get(env::kRunId)) {
+    parse_u64(v, &c.run_id);
+  }
   if (const char* v = get(env::kExecTime)) {
     parse_u64(v, &c.exec_ns);
   }

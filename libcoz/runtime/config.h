@@ -3,11 +3,17 @@
 // rather than guessing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace coz {
+
+// Command-line progress points: breakpoints need one of the CPU's debug registers each (x86-64
+// has four); sampled points are checked on every sample, so their number is kept small.
+inline constexpr size_t kMaxBreakpointPoints = 4;
+inline constexpr size_t kMaxSampledPoints = 16;
 
 struct Config {
   std::string output = "profile.coz";
@@ -27,6 +33,7 @@ struct Config {
   double load = 0;                  // load amplification: target load factor (> 1), or 0
   std::vector<std::string> breakpoint_progress;  // FILE:LINE progress points (breakpoints)
   std::vector<std::string> sampled_progress;     // FILE:LINE progress points (samples)
+  uint64_t run_id = 0;  // the `coz run` that started this process (its pid), written on experiments
 
   // Reads the environment. Problems are appended to `errors` as user-facing sentences.
   static Config from_environment(std::vector<std::string>* errors);
@@ -51,6 +58,7 @@ inline constexpr const char* kArrivalSpeedup = "COZ_ARRIVAL_SPEEDUP";
 inline constexpr const char* kLoad = "COZ_LOAD";
 inline constexpr const char* kBreakpointProgress = "COZ_PROGRESS_BREAKPOINTS";
 inline constexpr const char* kSampledProgress = "COZ_SAMPLED_PROGRESS";
+inline constexpr const char* kRunId = "COZ_RUN_ID";
 }  // namespace env
 
 }  // namespace coz

@@ -128,6 +128,9 @@ uint64_t ExperimentRunner::end() {
       .field("delays", open_.delay_ns ? inserted / open_.delay_ns : 0)
       .field("delay-size", open_.delay_ns)
       .field("inserted", inserted);
+  if (settings_.run_id != 0) {
+    block.field("run", settings_.run_id);  // which `coz run` wrote it, for its own summary
+  }
   if (settings_.amplify.requested()) {
     // The amplification in force, and the load it achieved: the effective arrival rate over the
     // arrival threads' own rate before amplification.

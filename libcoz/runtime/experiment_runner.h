@@ -29,6 +29,7 @@ struct RunnerSettings {
   SourceLine* fixed_line = nullptr;
   uint64_t sampling_period_ns = 1000000;
   AmplifySettings amplify;  // load amplification in force in every experiment
+  uint64_t run_id = 0;      // written on each experiment (`run`) when set
 };
 
 class ExperimentRunner {

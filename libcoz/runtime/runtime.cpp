@@ -211,6 +211,7 @@ bool Runtime::start() {
   runner.end_to_end = config_.end_to_end;
   runner.fixed_line = fixed_line;
   runner.sampling_period_ns = config_.sampling_period_ns;
+  runner.run_id = config_.run_id;
   runner_ = std::make_unique<ExperimentRunner>(runner, experiment_, points_, writer_,
                                                platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
   runner_->set_before_snapshot([this] { refresh_breakpoint_counts(); });
@@ -282,7 +283,7 @@ void Runtime::attach_existing_threads() {
       continue;
     }
     std::string error;
-    ThreadState* state = threads_.attach(tid, backend_.get(), &error);
+    ThreadState* state = threads_.attach(tid, backend_.get(), &error, /*scan=*/true);
     if (!state) {
       note_unsampled_thread(error);
     } else if (!open_breakpoints(state, tid, &error)) {

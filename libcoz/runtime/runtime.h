@@ -177,7 +177,6 @@ class Runtime {
     SourceLine* line;
     Counter* counter;
   };
-  static constexpr size_t kMaxSampledPoints = 16;
   SampledPoint sampled_points_[kMaxSampledPoints] = {};  // fixed before sampling starts
   size_t sampled_points_count_ = 0;
   // How far nanosleep overshoots on this machine (timer slack and wake-up latency), learnt from

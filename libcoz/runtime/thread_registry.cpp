@@ -3,15 +3,30 @@
 
 namespace coz {
 
-ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::string* error) {
+ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::string* error,
+                                    bool scan) {
   std::unique_ptr<ThreadSampler> sampler = backend->open_thread(tid, error);
   if (!sampler) {
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  for (ThreadState* live = live_; live; live = live->next) {
-    if (live->tid.load(std::memory_order_relaxed) == tid) {
-      return live;  // attached already (a start-up scan raced with the thread's own attach)
+  // Attached already? Only the start-up scan can race with a thread's own attach. The scan looks
+  // at every live thread (few, at start-up); a thread attaching itself looks only at the scanned
+  // states it may have been given, so attach stays O(1) however many threads are live (the walk
+  // it replaces cost 10,000 threads seconds under this lock).
+  if (scan) {
+    for (ThreadState* live = live_; live; live = live->next) {
+      if (live->tid.load(std::memory_order_relaxed) == tid) {
+        return live;
+      }
+    }
+  } else {
+    for (size_t i = 0; i < scanned_.size(); i++) {
+      if (scanned_[i]->tid.load(std::memory_order_relaxed) == tid) {
+        ThreadState* claimed = scanned_[i];
+        scanned_.erase(scanned_.begin() + static_cast<std::ptrdiff_t>(i));
+        return claimed;
+      }
     }
   }
   ThreadState* s = free_;
@@ -36,7 +51,15 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   }
   s->draining.store(false, std::memory_order_relaxed);
   s->tid.store(tid, std::memory_order_release);
+  s->scanned = scan;
+  if (scan) {
+    scanned_.push_back(s);
+  }
+  s->prev = nullptr;
   s->next = live_;
+  if (live_) {
+    live_->prev = s;
+  }
   live_ = s;
   live_count_++;
   attached_.fetch_add(1, std::memory_order_relaxed);
@@ -46,27 +69,41 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
 }
 
 void ThreadRegistry::detach(ThreadState* state, SampleVisitor visit, void* context) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  state->sampler->disable();
-  // No one else can be draining: shut-down drains under mutex_, and the owner's signal handler is
-  // blocked by the caller. Take the flag unconditionally.
-  state->draining.store(true, std::memory_order_relaxed);
-  if (visit) {
-    state->samples += state->sampler->drain(visit, context);
-  }
-  publish_fd(state->sampler->signal_fd(), nullptr);
-  state->tid.store(0, std::memory_order_release);
-  state->sampler.reset();
-  state->end_drain();
-  for (ThreadState** p = &live_; *p; p = &(*p)->next) {
-    if (*p == state) {
-      *p = state->next;
-      break;
+  // Closed after the lock is released: munmap of the ring (a TLB shoot-down across the CPUs
+  // running this process) and the perf_event release are the slow part of a thread's exit, and
+  // under the lock every other exiting thread waited for them. Unpublished under the lock, the
+  // descriptor cannot be handed to a new thread (or looked up by by_fd) before it is closed.
+  std::unique_ptr<ThreadSampler> closing;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    state->sampler->disable();
+    // No one else can be draining: shut-down drains under mutex_, and the owner's signal handler
+    // is blocked by the caller. Take the flag unconditionally.
+    state->draining.store(true, std::memory_order_relaxed);
+    if (visit) {
+      state->samples += state->sampler->drain(visit, context);
     }
+    publish_fd(state->sampler->signal_fd(), nullptr);
+    state->tid.store(0, std::memory_order_release);
+    closing = std::move(state->sampler);
+    state->end_drain();
+    if (state->scanned) {
+      for (size_t i = 0; i < scanned_.size(); i++) {
+        if (scanned_[i] == state) {
+          scanned_.erase(scanned_.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      }
+    }
+    (state->prev ? state->prev->next : live_) = state->next;
+    if (state->next) {
+      state->next->prev = state->prev;
+    }
+    live_count_--;
+    state->prev = nullptr;
+    state->next = free_;
+    free_ = state;
   }
-  live_count_--;
-  state->next = free_;
-  free_ = state;
 }
 
 ThreadState* ThreadRegistry::by_fd(int fd) const {

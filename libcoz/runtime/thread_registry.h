@@ -3,8 +3,9 @@
 // ThreadState objects come from a pool and are recycled, never freed, so a signal handler that
 // reads a stale pointer still reads valid memory (it then sees a different tid and backs off).
 // attach()/detach() lock a mutex and allocate: call them at thread start and exit, never from a
-// signal handler. by_fd() is lock-free and async-signal-safe. There is no fixed thread limit: the
-// fd index grows in chunks.
+// signal handler. Both are O(1) under the lock (no walk of the live threads), so a thousand
+// threads starting or exiting at once do not queue behind each other. by_fd() is lock-free and
+// async-signal-safe. There is no fixed thread limit: the fd index grows in chunks.
 #pragma once
 
 #include <sys/types.h>
@@ -14,15 +15,17 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "experiment/arrival_pacer.h"
 #include "experiment/delay_ledger.h"
+#include "runtime/config.h"
 #include "runtime/progress_points.h"
 #include "sample/sampler.h"
 
 namespace coz {
 
-inline constexpr size_t kMaxBreakpoints = 4;  // x86-64 has four debug registers
+inline constexpr size_t kMaxBreakpoints = kMaxBreakpointPoints;
 
 struct ThreadState {
   std::atomic<pid_t> tid{0};
@@ -31,6 +34,8 @@ struct ThreadState {
   std::atomic<bool> draining{false};
   uint64_t samples = 0;  // samples drained for this thread
   ThreadState* next = nullptr;  // live list or free list
+  ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
+  bool scanned = false;         // attached by the start-up scan of /proc/self/task
 
   // Delay accounting; touched only by the thread itself (in hooks and in its signal handler).
   LocalDelays delays;
@@ -64,10 +69,13 @@ class ThreadRegistry {
   ThreadRegistry& operator=(const ThreadRegistry&) = delete;
 
   // Opens a sampler for `tid` with `backend` and registers it; a thread attached already keeps
-  // its state. nullptr and `error` on failure.
-  ThreadState* attach(pid_t tid, SamplerBackend* backend, std::string* error);
-  // Stops the thread's sampler, drains what is left into `visit`, and recycles the state. The
-  // caller must have blocked the sampling signal in the thread being detached.
+  // its state. nullptr and `error` on failure. `scan` is for the start-up scan of threads that
+  // existed before the runtime: only those can be attached twice (by the scan and by the thread
+  // itself), so only they are looked up by tid, and a thread attaching itself checks just them.
+  ThreadState* attach(pid_t tid, SamplerBackend* backend, std::string* error, bool scan = false);
+  // Stops the thread's sampler, drains what is left into `visit`, and recycles the state; the
+  // sampler's descriptor and ring are released after the lock. The caller must have blocked the
+  // sampling signal in the thread being detached.
   void detach(ThreadState* state, SampleVisitor visit, void* context);
 
   // The live thread whose sampler signals on `fd`, or nullptr. Async-signal-safe.
@@ -106,6 +114,7 @@ class ThreadRegistry {
   mutable std::mutex mutex_;
   ThreadState* live_ = nullptr;
   ThreadState* free_ = nullptr;
+  std::vector<ThreadState*> scanned_;  // attached by the scan, not yet claimed by their thread
   size_t live_count_ = 0;
   std::atomic<uint64_t> attached_{0};
   std::atomic<Chunk*> chunks_[kChunks] = {};

@@ -99,9 +99,11 @@ TEST(CozPlot, NeverEmbedsSystemFilesAProfileNames) {
   ASSERT_EQ(r.status, 0) << r.err;
   std::string html = slurp(dir.file("e.html"));
   EXPECT_EQ(html.find("do-not-leak"), std::string::npos);
-  EXPECT_NE(html.find("root:x:0:0"), std::string::npos) << "--source-root / does allow /etc";
+  EXPECT_EQ(html.find("root:x:0:0"), std::string::npos) << "--source-root / allows only source files";
+  EXPECT_NE(r.err.find("/etc/passwd (not a source file)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/proc/self/environ (system file)"), std::string::npos) << r.err;
   auto here = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("f.html"), dir.file("evil.coz")});
-  EXPECT_EQ(slurp(dir.file("f.html")).find("root:x:0:0"), std::string::npos) << "but not by default";
+  EXPECT_EQ(slurp(dir.file("f.html")).find("root:x:0:0"), std::string::npos) << "nor by default";
 }
 
 TEST(CozPlot, ClearErrors) {

@@ -3,6 +3,10 @@
 // or run out of disk, under `coz run`.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -103,6 +107,109 @@ TEST(DiskFull, ProfileKeepsWholeRecordsAndSaysWhatWasNotWritten) {
   read_records(dir.file("out.coz"));  // every line parses
   EXPECT_NE(r.err.find("could not append an experiment"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("experiments could not be written"), std::string::npos) << r.err;
+}
+
+// Starts argv with stdout and stderr to files; returns its pid.
+pid_t spawn(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(out.c_str(), "w", stdout);
+    freopen(err.c_str(), "w", stderr);
+    std::vector<char*> args;
+    for (const std::string& a : argv) {
+      args.push_back(const_cast<char*>(a.c_str()));
+    }
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_status(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+TEST(CozRunSignals, SigintSentToCozAloneReachesTheProgram) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  pid_t coz = spawn({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---",
+                     fixture("two_hot"), "100000"},
+                    dir.file("out"), dir.file("err"));
+  usleep(1500 * 1000);
+  kill(coz, SIGINT);  // to coz only, not to its process group
+  EXPECT_EQ(wait_status(coz), 128 + SIGINT) << slurp(dir.file("err"));
+  EXPECT_EQ(slurp(dir.file("out")), "") << "the program was stopped, not left to finish";
+  EXPECT_FALSE(records_of(profile, RecordKind::kExperiment).empty());
+  EXPECT_FALSE(records_of(profile, RecordKind::kRuntime).empty()) << "final records written";
+}
+
+TEST(CozRunRuns, StopsAtAFailedRunUnlessKeepGoing) {
+  TempDir dir;
+  auto r = run_process({COZ_TEST_CLI, "run", "--runs", "3", "-o", dir.file("a.coz"), "---",
+                        fixture("exit_status"), "3"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("remaining 2 runs were skipped; --keep-going"), std::string::npos) << r.err;
+  EXPECT_EQ(records_of(dir.file("a.coz"), RecordKind::kStartup).size(), 1u);
+
+  r = run_process({COZ_TEST_CLI, "run", "--runs", "3", "--keep-going", "-o", dir.file("b.coz"),
+                   "---", fixture("exit_status"), "3"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(records_of(dir.file("b.coz"), RecordKind::kStartup).size(), 3u) << r.err;
+}
+
+TEST(CozRunRuns, ParallelRunsIntoOneFileEachCountTheirOwn) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  std::vector<std::string> argv = {COZ_TEST_CLI, "run", "--experiment-length", "30ms", "-o",
+                                   profile, "---", fixture("two_hot"), "60"};
+  pid_t a = spawn(argv, dir.file("out_a"), dir.file("err_a"));
+  pid_t b = spawn(argv, dir.file("out_b"), dir.file("err_b"));
+  ASSERT_EQ(wait_status(a), 0);
+  ASSERT_EQ(wait_status(b), 0);
+  auto this_run = [](const std::string& err) {
+    size_t at = err.find(" experiments this run");
+    size_t start = err.rfind(' ', at - 1);
+    return at == std::string::npos ? -1 : std::stoi(err.substr(start + 1, at - start - 1));
+  };
+  int na = this_run(slurp(dir.file("err_a"))), nb = this_run(slurp(dir.file("err_b")));
+  int total = static_cast<int>(records_of(profile, RecordKind::kExperiment).size());
+  EXPECT_GT(na, 0) << slurp(dir.file("err_a"));
+  EXPECT_GT(nb, 0) << slurp(dir.file("err_b"));
+  EXPECT_EQ(na + nb, total);
+}
+
+TEST(CozRunPreflight, SetuidProgramIsRefusedWithAReason) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give a copy to another user";
+  }
+  TempDir dir;
+  std::string copy = dir.file("setuid_prog");
+  ASSERT_EQ(system(("cp " + fixture("two_hot") + " " + copy + " && chown 65534 " + copy +
+                    " && chmod u+s,a+rx " + copy)
+                       .c_str()),
+            0);
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "---", copy, "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "") << "refused before running";
+  EXPECT_NE(r.err.find("set-user-ID"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("chmod u-s"), std::string::npos) << r.err;
+}
+
+TEST(CozRunPreflight, TooManyProgressPointsAreRefusedBeforeTheProgramStarts) {
+  TempDir dir;
+  std::vector<std::string> argv = {COZ_TEST_CLI, "run", "-o", dir.file("p.coz")};
+  for (int i = 1; i <= 5; i++) {
+    argv.push_back("--progress");
+    argv.push_back("two_hot.c:" + std::to_string(i));
+  }
+  argv.insert(argv.end(), {"---", fixture("two_hot"), "1"});
+  auto r = run_process(argv);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("at most 4 --progress points"), std::string::npos) << r.err;
 }
 
 }  // namespace

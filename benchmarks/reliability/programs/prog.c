@@ -122,7 +122,9 @@ static volatile sig_atomic_t stop_signal;
 static void on_stop(int sig) { stop_signal = sig; }
 
 static void* thread_work(void* arg) {
-  spin(1);
+  unsigned long v = (unsigned long)arg;
+  for (unsigned long i = 0; i < 200000ul; i++) v = v * 2654435761ul + i;
+  sink = v;
   return arg;
 }
 
@@ -474,8 +476,8 @@ int main(int argc, char** argv) {
     printf("wrote sub/in_sub.txt\n");
     return 0;
   }
-  if (strcmp(mode, "threads") == 0) {  /* many concurrent threads, then many short-lived ones */
-    enum { N = 256 };
+  if (strcmp(mode, "threads") == 0) {  /* 1000 concurrent threads, then 1000 short-lived ones */
+    enum { N = 1000 };
     pthread_t ts[N];
     long sum = 0;
     for (long i = 0; i < N; i++) pthread_create(&ts[i], NULL, thread_work, (void*)i);
@@ -484,14 +486,14 @@ int main(int argc, char** argv) {
       pthread_join(ts[i], &r);
       sum += (long)r;
     }
-    for (long i = 0; i < 300; i++) {
+    for (long i = 0; i < 1000; i++) {
       pthread_t t;
       void* r;
       pthread_create(&t, NULL, thread_work, (void*)i);
       pthread_join(t, &r);
       sum += (long)r;
     }
-    printf("%d + 300 threads joined, sum %ld\n", N, sum);
+    printf("%d + 1000 threads joined, sum %ld\n", N, sum);
     return 0;
   }
   if (strcmp(mode, "cancel") == 0) {  /* cancel threads blocked in each kind of call */
@@ -512,15 +514,15 @@ int main(int argc, char** argv) {
     printf("cleanup handlers ran %d\n", cleanups);
     return 0;
   }
-  if (strcmp(mode, "wait_signal") == 0) {  /* works until SIGINT/SIGTERM (handled) or ~20 s */
+  if (strcmp(mode, "wait_signal") == 0) {  /* works until SIGINT/SIGTERM (handled) or ~10 s */
     signal(SIGINT, on_stop);
     signal(SIGTERM, on_stop);
-    for (int i = 0; i < 600 && !stop_signal; i++) spin(1);
+    for (int i = 0; i < 300 && !stop_signal; i++) spin(1);
     printf("stopped by signal %d\n", (int)stop_signal);
     return 0;
   }
-  if (strcmp(mode, "wait_default") == 0) {  /* works until killed by a signal, or ~20 s */
-    for (int i = 0; i < 600; i++) spin(1);
+  if (strcmp(mode, "wait_default") == 0) {  /* works until killed by a signal, or ~10 s */
+    for (int i = 0; i < 300; i++) spin(1);
     printf("not stopped\n");
     return 0;
   }
