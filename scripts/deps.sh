@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev)
+# clang: the fuzz targets (tests/fuzz, libFuzzer with ASan and UBSan) build with it.
+packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev clang)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,11 @@
 
   const report = readJson('coz-report', null);
   const sources = readJson('coz-sources', {});
+  // Files the profile names whose source coz plot did not embed, and why ("hidden path", ...).
+  const leftOutList = readJson('coz-sources-left-out', []);
+  const leftOut = new Map((Array.isArray(leftOutList) ? leftOutList : [])
+    .filter((l) => l && typeof l.file === 'string' && typeof l.reason === 'string')
+    .map((l) => [l.file, l.reason]));
 
   function el(tag, props, children) {
     const node = document.createElement(tag);
@@ -313,7 +318,9 @@
     const pre = $('source-text');
     pre.textContent = '';
     const lines = Object.hasOwn(sources, line.file) ? sources[line.file] : null;
-    if (!lines) {
+    if (!lines && leftOut.has(line.file)) {
+      pre.textContent = 'Source not shown: ' + leftOut.get(line.file) + '.';
+    } else if (!lines) {
       pre.textContent = 'No source for this file in the report (coz plot --no-source, or the file was not found).';
     } else {
       const near = (n) => Math.abs(n - line.number) <= 4;  // coz plot embeds four lines each side
@@ -379,9 +386,18 @@
     }
     for (const input of report.inputs) {
       if (input.errors.length) {
-        warnings.append(el('li', { textContent: input.file + ': ' + input.errors.length + ' malformed lines skipped (first: line ' +
+        const count = input.errors.length + (input.errors_left_out || 0);
+        warnings.append(el('li', { textContent: input.file + ': ' + count + ' malformed lines skipped (first: line ' +
                                                   input.errors[0].line + ', ' + input.errors[0].message + ')' }));
       }
+    }
+    if (leftOut.size) {
+      const shown = 10;
+      const names = Array.from(leftOut, ([file, reason]) => file + ' (' + reason + ')');
+      const note = $('source-note');
+      note.textContent = 'Source not shown for ' + names.length + (names.length === 1 ? ' file: ' : ' files: ') +
+        names.slice(0, shown).join(', ') + (names.length > shown ? ', and ' + (names.length - shown) + ' more' : '') + '.';
+      note.hidden = false;
     }
   }
 

@@ -243,7 +243,12 @@ bool read_profiles(const std::vector<std::string>& files, const char* who, analy
   for (const analysis::InputFile& in : data->inputs()) {
     for (const ParseError& e : in.errors) {
       if (total++ < 10) {
-        fprintf(stderr, "%s: warning: %s:%zu: %s\n", who, e.file.c_str(), e.line, e.message.c_str());
+        // The message may quote the profile: its control bytes are shown as '?', never sent to the terminal.
+        std::string message = e.message;
+        for (char& c : message) {
+          c = static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+        }
+        fprintf(stderr, "%s: warning: %s:%zu: %s\n", who, e.file.c_str(), e.line, message.c_str());
         shown++;
       }
     }

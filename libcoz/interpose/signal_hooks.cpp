@@ -2,6 +2,8 @@
 // for one blocks (sigwait family, sigsuspend). The profiler's sampling signal stays unblocked and
 // handled by the profiler, while the program's handler for it and its masks read back and behave
 // as the program set them (runtime/sample_signal.h).
+#include <algorithm>
+
 #include "interpose/hook_support.h"
 #include "platform.h"
 #include "runtime/sample_signal.h"
@@ -37,21 +39,66 @@ COZ_EXPORT int pthread_sigqueue(pthread_t t, int sig, const union sigval value) 
 }
 
 // --- waiting ---------------------------------------------------------------------------------
-COZ_EXPORT int sigwait(const sigset_t* set, int* sig) {
+namespace {
+
+// Waiting for signals the program named in `set`. A wait the profiler's own handler interrupted
+// (a sample) goes on, as it would have without the profiler. If `set` includes the sampling
+// signal, what the program sent itself while blocking it is held by the profiler
+// (sample_signal.h): take it from there, and wait for the rest in short slices so a newly held
+// one is seen too.
+int wait_for(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
   sigset_t copy;
   const sigset_t* use = without_ours(set, &copy);
-  return waiting(signal_key(), [=] { return real().sigwait(use, sig); }, returned_zero);
+  bool named = use != set && coz::sample_signal::installed();
+  siginfo_t local;
+  siginfo_t* out = info ? info : &local;
+  uint64_t limit = timeout ? static_cast<uint64_t>(timeout->tv_sec) * 1000000000ull +
+                                 static_cast<uint64_t>(timeout->tv_nsec)
+                           : UINT64_MAX;
+  uint64_t start = coz::platform::monotonic_ns();
+  for (;;) {
+    if (named && coz::sample_signal::take_held(out)) {
+      return out->si_signo;
+    }
+    uint64_t waited = coz::platform::monotonic_ns() - start;
+    if (waited >= limit && (timeout || named)) {
+      errno = EAGAIN;
+      return -1;
+    }
+    uint64_t slice = named ? std::min<uint64_t>(limit - waited, 10000000) : limit - waited;
+    timespec ts = {static_cast<time_t>(slice / 1000000000), static_cast<long>(slice % 1000000000)};
+    unsigned interruptions = coz::sample_signal::own_interruptions();
+    int rc = real().sigtimedwait(use, out, slice == UINT64_MAX ? nullptr : &ts);
+    if (rc > 0) {
+      return rc;
+    }
+    bool ours_only = errno == EINTR && coz::sample_signal::own_interruptions() != interruptions;
+    if (!ours_only && !(named && errno == EAGAIN)) {
+      return rc;  // the program's own handler ran (EINTR), the time is up, or an error
+    }
+  }
+}
+
+}  // namespace
+
+COZ_EXPORT int sigwait(const sigset_t* set, int* sig) {
+  return waiting(signal_key(), [=] {
+    int rc;
+    do {
+      rc = wait_for(set, nullptr, nullptr);
+    } while (rc < 0 && errno == EINTR);
+    if (rc < 0) {
+      return errno;
+    }
+    *sig = rc;
+    return 0;
+  }, returned_zero);
 }
 COZ_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
-  sigset_t copy;
-  const sigset_t* use = without_ours(set, &copy);
-  return waiting(signal_key(), [=] { return real().sigwaitinfo(use, info); }, returned_positive);
+  return waiting(signal_key(), [=] { return wait_for(set, info, nullptr); }, returned_positive);
 }
 COZ_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
-  sigset_t copy;
-  const sigset_t* use = without_ours(set, &copy);
-  return waiting(signal_key(), [=] { return real().sigtimedwait(use, info, timeout); },
-                 returned_positive);
+  return waiting(signal_key(), [=] { return wait_for(set, info, timeout); }, returned_positive);
 }
 COZ_EXPORT int sigsuspend(const sigset_t* mask) {
   // A suspended thread runs no code and takes no samples: keep the sampling signal blocked
@@ -119,6 +166,9 @@ int masking(int how, const sigset_t* set, sigset_t* old, Call&& call) {
     } else if (named) {
       coz::sample_signal::set_program_blocks(how == SIG_BLOCK);
     }
+  }
+  if (blocked_before && !coz::sample_signal::program_blocks()) {
+    coz::sample_signal::resend_held();  // what was pending is delivered once unblocked
   }
   return rc;
 }

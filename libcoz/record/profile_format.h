@@ -83,7 +83,8 @@ bool parse_record(std::string_view line, Record* out, std::string* message);
 // A profile is untrusted input (it may be anyone's file, or not a profile at all), so readers
 // hold to these bounds. A longer line is reported as "record too long" and skipped without being
 // held in memory; a larger file, or one with more records, is refused with a message saying what
-// to do. Real profiles stay far below them: about 1.5 MB per hour of profiling.
+// to do. Real profiles stay far below them (about 1.5 MB per hour of profiling at the default
+// experiment length).
 inline constexpr uint64_t kMaxProfileBytes = uint64_t{256} << 20;  // per file
 inline constexpr size_t kMaxProfileRecords = 4'000'000;            // per file
 inline constexpr size_t kMaxRecordBytes = size_t{1} << 20;         // one line

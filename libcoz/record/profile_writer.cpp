@@ -25,8 +25,10 @@ std::string absolute(const std::string& path) {
   return std::string(cwd) + "/" + path;
 }
 
+// O_NONBLOCK: opening a FIFO nobody reads fails (ENXIO) instead of waiting forever; it changes
+// nothing for files.
 int open_append(const std::string& path) {
-  return ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  return ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
 }
 
 }  // namespace
@@ -39,11 +41,21 @@ bool ProfileWriter::open(const std::string& path, std::string* error) {
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
     if (error) {
-      *error = "cannot write the profile to " + path + ": " + strerror(errno);
+      *error = "cannot write the profile to " + path + ": " +
+             (errno == ENXIO ? std::string("it is a FIFO, not a file") : strerror(errno));
     }
     if (fd >= 0) {
       ::close(fd);
     }
+    return false;
+  }
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
+    if (error) {
+      *error = "cannot write the profile to " + path + ": it is a " +
+               (S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "socket") +
+               ", not a file";
+    }
+    ::close(fd);
     return false;
   }
   path_ = absolute(path);

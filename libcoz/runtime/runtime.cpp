@@ -33,9 +33,12 @@ void sample_signal_handler(int sig, siginfo_t* info, void* context) {
   int saved = errno;
   Runtime* rt = Runtime::active();
   if (sample_signal::is_sample(info, own_fds::is_ours(info->si_fd) || (rt && rt->is_sampler(info->si_fd)))) {
+    sample_signal::note_own_interruption();
     if (rt) {
       rt->handle_signal(info->si_fd);
     }
+  } else if (sample_signal::program_blocks() && sample_signal::hold(info)) {
+    sample_signal::note_own_interruption();  // pending for the program, as the kernel would keep it
   } else if (!sample_signal::forward(sig, info, context)) {
     exit_signal_handler(sig);  // the program's disposition is the default: terminate
   }
@@ -467,6 +470,35 @@ void Runtime::note_unsampled_thread(const std::string& error) {
   report("cannot sample a thread: " + error, false);
 }
 
+namespace {
+
+// Takes back the sample signals still queued to the calling thread for its sampler on `fd`,
+// which detach has just closed. A sample taken between blocking the signal and disabling the
+// sampler leaves one queued; delivered once the mask is restored, its descriptor would name no
+// sampler any more, so it would pass for the program's own signal (killing a program that has
+// no handler for it: measured, 1 run in about 10 of 20,000 short-lived threads). Signals of that
+// number that are not this sampler's are queued again, in order, as they were. Raw syscalls:
+// the program's sigtimedwait and sigqueue hooks must not see these.
+void discard_stale_samples(int fd) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, platform::sample_signal());
+  timespec zero = {0, 0};
+  siginfo_t kept[8];
+  size_t n = 0;
+  siginfo_t info;
+  while (n < 8 && syscall(SYS_rt_sigtimedwait, &set, &info, &zero, _NSIG / 8) > 0) {
+    if (!(info.si_code >= POLL_IN && info.si_code <= POLL_HUP && info.si_fd == fd)) {
+      kept[n++] = info;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    syscall(SYS_rt_tgsigqueueinfo, getpid(), platform::current_tid(), kept[i].si_signo, &kept[i]);
+  }
+}
+
+}  // namespace
+
 void Runtime::on_thread_exit(ThreadState* state) {
   SampleSignalBlock block;
   // Samples still in the ring: their selected-line samples still count. Exiting wakes the
@@ -481,7 +513,9 @@ void Runtime::on_thread_exit(ThreadState* state) {
   before_wake(thread_handoff_key(pthread_self()));
   close_breakpoints(state);
   t_state = nullptr;
+  int fd = state->sampler->signal_fd();
   threads_.detach(state, count_sample, &context);
+  discard_stale_samples(fd);
   thread_gone();
 }
 

@@ -20,6 +20,15 @@ std::atomic<bool> g_writing{false};
 std::atomic<bool> g_installed{false};
 
 __attribute__((tls_model("initial-exec"))) thread_local bool t_program_blocks = false;
+__attribute__((tls_model("initial-exec"))) thread_local unsigned t_own_interruptions = 0;
+
+// Signals held for the program: each slot empty (0), being filled or emptied (1), or full (2).
+constexpr int kHeld = 32;
+struct Held {
+  std::atomic<int> state{0};
+  siginfo_t info;
+};
+Held g_held[kHeld];
 
 bool usable(int sig, const sigset_t& blocked) {
   struct sigaction current = {};
@@ -112,6 +121,41 @@ bool forward(int sig, siginfo_t* info, void* context) {
   }
   return true;
 }
+
+bool hold(const siginfo_t* info) {
+  for (Held& h : g_held) {
+    int empty = 0;
+    if (h.state.compare_exchange_strong(empty, 1, std::memory_order_acquire)) {
+      h.info = *info;
+      h.state.store(2, std::memory_order_release);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool take_held(siginfo_t* out) {
+  for (Held& h : g_held) {
+    int full = 2;
+    if (h.state.compare_exchange_strong(full, 1, std::memory_order_acquire)) {
+      *out = h.info;
+      h.state.store(0, std::memory_order_release);
+      return true;
+    }
+  }
+  return false;
+}
+
+void resend_held() {
+  siginfo_t info;
+  while (take_held(&info)) {
+    real().pthread_sigqueue(pthread_self(), info.si_signo, info.si_value);
+  }
+}
+
+unsigned own_interruptions() { return t_own_interruptions; }
+
+void note_own_interruption() { t_own_interruptions++; }
 
 bool program_blocks() { return t_program_blocks; }
 

@@ -7,8 +7,9 @@
 //   with the program's sa_mask and flags;
 // - its masks are applied without the signal, but each thread's mask reads back with the signal
 //   blocked if the program blocked it.
-// What cannot be kept: a signal the program sends itself while it "blocks" it is delivered at
-// once rather than held pending.
+// - a signal the program sends while the receiving thread "blocks" it is held here, as the
+//   kernel would hold it pending, until the program waits for it (sigwait family) or unblocks it
+//   (it is then sent again, to the same thread, as with sigqueue).
 //
 // Threading: choose() runs once at start-up. program_action() and forward() are
 // async-signal-safe; set_program_action() must not be called from a signal handler that
@@ -35,6 +36,19 @@ bool is_sample(const siginfo_t* info, bool fd_is_a_sampler);
 // Runs the program's disposition for a signal it sent. Returns false when that disposition is
 // the default (terminate): the caller then ends the process as the signal would have.
 bool forward(int sig, siginfo_t* info, void* context);
+
+// Holds a signal the program sent while the receiving thread blocks it. Async-signal-safe; false
+// when too many are held (as the kernel's queue of real-time signals can be full).
+bool hold(const siginfo_t* info);
+// Takes one held signal (oldest first is not guaranteed). Async-signal-safe.
+bool take_held(siginfo_t* out);
+// The program unblocked the signal: sends each held one again to the calling thread.
+void resend_held();
+
+// How often the profiler's handler took the signal in this thread without running any of the
+// program's code (a sample, or a signal held): a wait it interrupted with EINTR goes on.
+unsigned own_interruptions();
+void note_own_interruption();
 
 // The calling thread's mask as the program sees it: does it block the signal?
 bool program_blocks();

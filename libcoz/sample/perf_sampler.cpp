@@ -12,17 +12,25 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 
 namespace coz {
 namespace {
 
-// Ring sizes to try, in pages of data. 64 KiB holds ~25 samples with a 2 KiB stack copy and 32
-// frames. Unprivileged users may lock only kernel.perf_event_mlock_kb per CPU plus ulimit -l for
-// all their rings, so threads beyond that get smaller rings (and may lose samples) rather than none.
-constexpr size_t kDataPages[] = {16, 4, 1};
+// Ring sizes to try, in pages of data. Every sample raises its own signal and the handler empties
+// the ring, so a sample waits in the ring only while its thread runs on with the signal pending:
+// 8 KiB holds 3 samples (2.4 KiB each with a 2 KiB stack copy and 32 frames), 3 ms of the
+// thread's CPU time at the default period. Rings are small because each thread has one: the
+// kernel allocates and zeroes them at mmap and frees them at close (16 data pages cost a
+// thread's start and exit 17 pages; 10,000 threads held 680 MB), and unprivileged users may lock
+// only kernel.perf_event_mlock_kb per CPU plus ulimit -l for all of them (16 data pages: 137
+// threads sampled of 1,000 with the defaults; 2 pages: 768, then 1 page at the margin). A thread
+// beyond that is reported unsampled.
+constexpr size_t kDataPages[] = {2, 1};
 // header, ip, nr, callchain, regs abi + sp, stack size + data + dyn size
 constexpr size_t kMaxRecord = 8 + 8 + 8 + 8 * 128 + 16 + 8 + 4096 + 8;
 
@@ -44,23 +52,99 @@ class EventFd {
   std::atomic<int> fd_;
 };
 
-// The mmap'd ring of one event; move-only.
+}  // namespace
+
+// Rings of exited threads, unmapped in batches. Unmapping is most of a thread's exit cost: the
+// kernel maps a ring's pages when it is mapped, so each munmap flushes the TLB of every other CPU
+// running the process, an inter-processor interrupt each (a quarter of all CPU time with 20,000
+// short-lived threads on 2 cores). Rings mapped one after another usually lie side by side, so a
+// batch sorted by address unmaps as a few ranges, one flush each. A buried ring's descriptor is
+// already closed; its event, disabled, is released with the mapping.
+class RingGraveyard {
+ public:
+  void bury(void* base, size_t size) {
+    Grave batch[kBatch];
+    size_t n = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      graves_[count_++] = {reinterpret_cast<uintptr_t>(base), size};
+      if (count_ < kBatch) {
+        return;
+      }
+      n = take(batch);
+    }
+    unmap(batch, n);  // outside the lock: other exiting threads go on burying
+  }
+  // Unmaps every buried ring (to give their locked memory back before mapping a new one).
+  bool flush() {
+    Grave batch[kBatch];
+    size_t n;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      n = take(batch);
+    }
+    unmap(batch, n);
+    return n > 0;
+  }
+
+ private:
+  static constexpr size_t kBatch = 128;
+  struct Grave {
+    uintptr_t base;
+    size_t size;
+  };
+
+  size_t take(Grave* out) {
+    size_t n = count_;
+    std::copy(graves_, graves_ + n, out);
+    count_ = 0;
+    return n;
+  }
+  static void unmap(Grave* g, size_t n) {
+    std::sort(g, g + n, [](const Grave& a, const Grave& b) { return a.base < b.base; });
+    for (size_t i = 0; i < n;) {
+      uintptr_t start = g[i].base, end = g[i].base + g[i].size;
+      for (i++; i < n && g[i].base == end; i++) {
+        end += g[i].size;
+      }
+      munmap(reinterpret_cast<void*>(start), end - start);
+    }
+  }
+
+  std::mutex mutex_;
+  Grave graves_[kBatch];
+  size_t count_ = 0;
+};
+
+namespace {
+
+// The mmap'd ring of one event; move-only. Buried in `graveyard` when destroyed, if given.
 class Ring {
  public:
   Ring() = default;
   ~Ring() {
-    if (base_ != MAP_FAILED) {
+    if (base_ == MAP_FAILED) {
+      return;
+    }
+    if (graveyard_) {
+      graveyard_->bury(base_, size_);
+    } else {
       munmap(base_, size_);
     }
   }
   Ring(Ring&& o) noexcept
-      : base_(o.base_), size_(o.size_), data_(o.data_), data_size_(o.data_size_) {
+      : base_(o.base_),
+        size_(o.size_),
+        data_(o.data_),
+        data_size_(o.data_size_),
+        graveyard_(o.graveyard_) {
     o.base_ = MAP_FAILED;
   }
   Ring& operator=(Ring&&) = delete;
   Ring(const Ring&) = delete;
 
-  bool map(int fd, size_t data_pages) {
+  bool map(int fd, size_t data_pages, RingGraveyard* graveyard) {
+    graveyard_ = graveyard;
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     size_ = page * (1 + data_pages);
     base_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -82,6 +166,7 @@ class Ring {
   size_t size_ = 0;
   const unsigned char* data_ = nullptr;
   uint64_t data_size_ = 0;
+  RingGraveyard* graveyard_ = nullptr;
 };
 
 class PerfThreadSampler : public ThreadSampler {
@@ -204,6 +289,11 @@ int read_paranoid() {
 
 }  // namespace
 
+PerfSamplerBackend::PerfSamplerBackend(SamplerSettings settings)
+    : settings_(settings), graveyard_(std::make_unique<RingGraveyard>()) {}
+
+PerfSamplerBackend::~PerfSamplerBackend() = default;
+
 std::string explain_perf_event_error(int err) {
   std::string what = std::string("perf_event_open failed (") + strerror(err) + ")";
   if (err == ENOSYS || err == ENOENT || err == EOPNOTSUPP) {
@@ -269,10 +359,14 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
   } event{fd};
   Ring ring;
   bool mapped = false;
-  for (size_t pages : kDataPages) {
-    if ((mapped = ring.map(fd, pages)) || (errno != EPERM && errno != ENOMEM)) {
-      break;
+  for (bool retry = true; !mapped && retry;) {
+    for (size_t pages : kDataPages) {
+      if ((mapped = ring.map(fd, pages, graveyard_.get())) || (errno != EPERM && errno != ENOMEM)) {
+        break;
+      }
     }
+    // Out of locked memory: the buried rings of exited threads still count; free them and retry.
+    retry = !mapped && (errno == EPERM || errno == ENOMEM) && graveyard_->flush();
   }
   if (!mapped) {
     *error = std::string("cannot map the perf_event sample buffer (") + strerror(errno) +

@@ -7,14 +7,20 @@
 
 namespace coz {
 
+class RingGraveyard;
+
+// Threading: open_thread() and samplers' destruction may run in any threads at once.
 class PerfSamplerBackend : public SamplerBackend {
  public:
-  explicit PerfSamplerBackend(SamplerSettings settings) : settings_(settings) {}
+  explicit PerfSamplerBackend(SamplerSettings settings);
+  ~PerfSamplerBackend() override;
   const char* name() const override { return "perf_event"; }
+  // Samplers it opens must be destroyed before it is.
   std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) override;
 
  private:
   SamplerSettings settings_;
+  std::unique_ptr<RingGraveyard> graveyard_;  // rings of closed samplers, unmapped in batches
 };
 
 // A sentence explaining why perf_event_open failed with `err`, and what to do about it.

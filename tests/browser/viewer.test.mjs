@@ -168,3 +168,34 @@ test('an empty profile explains what to do, in coz report\'s words', async () =>
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('files whose source is left out are named in a note, as text', async () => {
+  const root = fs.mkdtempSync(path.join(scratch, 'src-'));
+  fs.mkdirSync(path.join(root, '.ssh'));
+  fs.writeFileSync(path.join(root, '.ssh', 'id_rsa'), 'KEY-LINE-1\nKEY-LINE-2\n');
+  fs.writeFileSync(path.join(root, '<img src=x onerror=window.__xss=9>.bin'), 'one\ntwo\n');
+  let text = 'startup\ttime=1\n';
+  for (const file of ['.ssh/id_rsa', '<img src=x onerror=window.__xss=9>.bin']) {
+    for (const x of [0, 0.25, 0.5, 0.75, 1]) {
+      text += `experiment\tselected=${path.join(root, file)}:2\tspeedup=${x}\tduration=1000000000\tselected-samples=1000\n` +
+              `throughput-point\tname=p\tdelta=${Math.round(1000 / (1 - 0.5 * x))}\n`;
+    }
+  }
+  const profile = path.join(root, 'left-out.coz');
+  fs.writeFileSync(profile, text);
+  const out = path.join(scratch, 'left-out.html');
+  const r = spawnSync(cli, ['plot', '--source-root', root, '-o', out, profile], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /source not shown for 2 files: .*id_rsa \(hidden path\), .*<img src=x onerror=window.__xss=9>\.bin \(not a source file\)/);
+  assert.equal(fs.readFileSync(out, 'utf8').includes('KEY-LINE'), false);
+  const { page, problems } = await open(out);
+  const note = page.locator('#source-note');
+  assert.equal(await note.isVisible(), true);
+  assert.match(await note.textContent(), /^Source not shown for 2 files: .*id_rsa \(hidden path\), .*<img src=x onerror=window.__xss=9>\.bin \(not a source file\)\.$/);
+  assert.equal(await page.locator('#summary img').count(), 0, 'file names are text, not markup');
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
+  await page.locator('.chart-card', { hasText: 'id_rsa' }).click({ position: { x: 20, y: 10 } });
+  assert.equal(await page.locator('#source-text').textContent(), 'Source not shown: hidden path.');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

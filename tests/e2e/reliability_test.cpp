@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -210,6 +211,15 @@ TEST(CozRunPreflight, TooManyProgressPointsAreRefusedBeforeTheProgramStarts) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("at most 4 --progress points"), std::string::npos) << r.err;
+}
+
+TEST(CozRunPreflight, AFifoAsTheProfileIsRefusedNotWaitedOn) {
+  TempDir dir;
+  std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  auto r = run_process({"timeout", "20", COZ_TEST_CLI, "run", "-o", fifo, "---", fixture("two_hot"), "1"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("it is a FIFO, not a file; choose another file with -o"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 /* A program that uses the profiler's usual signal (SIGRTMAX-2) for itself: it installs a
  * handler, sends itself the signal four ways, reads its handler and its masks back, and works
- * meanwhile. Its output must be the same with and without the profiler. Mode "default" sends
+ * meanwhile, and waits for it while blocking it. Its output must be the same with and without
+ * the profiler. Mode "default" sends
  * the signal with no handler installed: the program must die of it, as without the profiler. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -83,11 +84,19 @@ int main(int argc, char** argv) {
   pthread_create(&t, NULL, thread_main, NULL);
   pthread_join(t, NULL);
   work(150);
+  raise(sig);  /* pending: it is blocked */
+  siginfo_t si;
+  int got = sigwaitinfo(&all, &si);
+  printf("sigwaitinfo: got ours %d, handled %d\n", got == sig, (int)handled);
+  union sigval later = {.sival_int = 7};
+  sigqueue(getpid(), sig, later);
+  printf("sent while blocked: handled %d\n", (int)handled);
   sigset_t ours;
   sigemptyset(&ours);
   sigaddset(&ours, sig);
   pthread_sigmask(SIG_UNBLOCK, &ours, NULL);
   print_mask("ours unblocked");
+  printf("after unblocking: handled %d value %d\n", (int)handled, (int)last_value);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   print_mask("restored");
 

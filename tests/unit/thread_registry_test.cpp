@@ -89,6 +89,52 @@ TEST(ThreadRegistry, AttachFindDetachRecycle) {
   EXPECT_EQ(registry.total_attached(), 3u);
 }
 
+TEST(ThreadRegistry, DetachInAnyOrderKeepsTheOthersLive) {
+  ThreadRegistry registry;
+  ScriptedBackend backend;
+  std::string error;
+  std::vector<ThreadState*> s;
+  for (pid_t tid = 201; tid <= 205; tid++) {
+    s.push_back(registry.attach(tid, &backend, &error));
+  }
+  auto live_tids = [&] {
+    std::vector<pid_t> tids;
+    registry.for_each_live([&](ThreadState& t) { tids.push_back(t.tid.load()); });
+    return tids;
+  };
+  registry.detach(s[2], nullptr, nullptr);  // middle
+  EXPECT_EQ(live_tids(), (std::vector<pid_t>{205, 204, 202, 201}));
+  registry.detach(s[4], nullptr, nullptr);  // the newest (head)
+  registry.detach(s[0], nullptr, nullptr);  // the oldest (tail)
+  EXPECT_EQ(live_tids(), (std::vector<pid_t>{204, 202}));
+  EXPECT_EQ(registry.live_count(), 2u);
+  ThreadState* again = registry.attach(206, &backend, &error);
+  EXPECT_EQ(live_tids(), (std::vector<pid_t>{206, 204, 202}));
+  registry.detach(again, nullptr, nullptr);
+  registry.detach(s[1], nullptr, nullptr);
+  registry.detach(s[3], nullptr, nullptr);
+  EXPECT_TRUE(live_tids().empty());
+  EXPECT_EQ(registry.live_count(), 0u);
+}
+
+TEST(ThreadRegistry, StartUpScanAndTheThreadItselfShareOneState) {
+  ThreadRegistry registry;
+  ScriptedBackend backend;
+  std::string error;
+  // The thread attached itself first; the scan then finds it in /proc/self/task.
+  ThreadState* self_first = registry.attach(301, &backend, &error);
+  EXPECT_EQ(registry.attach(301, &backend, &error, /*scan=*/true), self_first);
+  // The scan attached it first; the thread then attaches itself, once.
+  ThreadState* scanned = registry.attach(302, &backend, &error, /*scan=*/true);
+  EXPECT_EQ(registry.attach(302, &backend, &error), scanned);
+  EXPECT_EQ(registry.live_count(), 2u);
+  registry.detach(scanned, nullptr, nullptr);
+  // Its tid used again by a new thread: a state of its own, not the recycled one's old claim.
+  ThreadState* reused = registry.attach(302, &backend, &error);
+  EXPECT_EQ(reused->tid.load(), 302);
+  EXPECT_EQ(registry.live_count(), 2u);
+}
+
 TEST(ThreadRegistry, AttachFailureReportsTheBackendError) {
   ThreadRegistry registry;
   ScriptedBackend backend;

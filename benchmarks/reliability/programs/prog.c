@@ -34,6 +34,16 @@ __attribute__((noinline)) static void spin(int units) {
   sink = v;
 }
 
+/* The same work with a progress point ten times as often: short experiments, many records. */
+__attribute__((noinline)) static void spin_fine(int units) {
+  unsigned long v = 1;
+  for (int u = 0; u < units * 10; u++) {
+    for (unsigned long i = 0; i < 1000000ul; i++) v = v * 2654435761ul + i; /* FINE */
+    COZ_PROGRESS_NAMED("fine");
+  }
+  sink = v;
+}
+
 static int work(void) {
   const char* w = getenv("REL_WORK");
   return w && *w ? atoi(w) : 24;
@@ -189,6 +199,14 @@ int main(int argc, char** argv) {
     close(fd);
     printf("done\n");
     fprintf(stderr, "a line on stderr\n");
+    return 0;
+  }
+  if (strcmp(mode, "manyexp") == 0) {
+    spin_fine(work());
+    int fd = create("out.txt");
+    put(fd, "hello from the program\n");
+    close(fd);
+    printf("done\n");
     return 0;
   }
   if (strcmp(mode, "args") == 0) {
@@ -535,7 +553,7 @@ int main(int argc, char** argv) {
     int fd = create("own.txt");
     for (int i = 0; i < 20; i++) put(fd, "0123456789012345678901234567890123456789012345678\n");
     close(fd);
-    spin(work());
+    spin_fine(work());
     printf("wrote own.txt\n");
     return 0;
   }
