@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -18,11 +19,19 @@ namespace {
 
 constexpr int kChunk = 4096;
 constexpr int kChunks = 256;  // descriptors below 1M; higher ones are never registered
-using Entry = std::atomic<std::atomic<int>*>;
+// A registered descriptor: its owner's slot, and the file it named when registered, so a number
+// the program took over behind the hooks' back (a raw close_range syscall) is never closed, read
+// or written by the profiler.
+struct Entry {
+  std::atomic<std::atomic<int>*> slot;
+  dev_t dev;
+  ino_t ino;
+};
 
 std::atomic<Entry*> g_chunks[kChunks];
 std::atomic<int> g_max_fd{-1};  // highest number ever registered
 std::atomic<bool> g_locked{false};
+std::atomic<pid_t> g_owner{0};  // the process the table describes
 __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 
 Entry* entry(int fd, bool create) {
@@ -42,9 +51,17 @@ Entry* entry(int fd, bool create) {
   return chunk ? &chunk[fd % kChunk] : nullptr;
 }
 
-void set_entry(int fd, std::atomic<int>* slot) {
+void set_entry(int fd, std::atomic<int>* slot, const struct stat* identity = nullptr) {
   if (Entry* e = entry(fd, slot != nullptr)) {
-    e->store(slot, std::memory_order_release);
+    if (slot) {
+      struct stat st = {};
+      if (!identity && fstat(fd, &st) == 0) {
+        identity = &st;
+      }
+      e->dev = identity ? identity->st_dev : 0;
+      e->ino = identity ? identity->st_ino : 0;
+    }
+    e->slot.store(slot, std::memory_order_release);
     if (slot && fd > g_max_fd.load(std::memory_order_relaxed)) {
       g_max_fd.store(fd, std::memory_order_relaxed);
     }
@@ -57,6 +74,7 @@ void forget_all_in_child() {
     c.store(nullptr, std::memory_order_relaxed);  // the parent's pages stay mapped, unused
   }
   g_max_fd.store(-1, std::memory_order_relaxed);
+  g_owner.store(getpid(), std::memory_order_relaxed);
   g_locked.store(false, std::memory_order_relaxed);
   t_depth = 0;
 }
@@ -66,6 +84,12 @@ __attribute__((constructor)) void register_fork_handler() {
 }
 
 int raw_close(int fd) { return static_cast<int>(syscall(SYS_close, fd)); }
+
+// Whether `fd` still names the file it named when registered. Call with the lock held.
+bool same_file(int fd, const Entry* e) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino;
+}
 
 // The lowest numbers to try for the profiler's descriptors: the top quarter of the soft
 // descriptor limit, then the top half. Programs take the lowest free number, so they rarely
@@ -120,19 +144,37 @@ int move_high(int fd) {
   return copy;
 }
 
+int copy_high(int fd) {
+  int copy = dup_high(fd);
+  return copy >= 0 ? copy : fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+}
+
 void adopt(std::atomic<int>* slot) {
   Lock lock;
+  g_owner.store(getpid(), std::memory_order_relaxed);
   set_entry(slot->load(), slot);
 }
 
 void release(std::atomic<int>* slot) {
   Lock lock;
   int fd = slot->exchange(-1);
-  if (fd >= 0) {
+  Entry* e = entry(fd, false);
+  if (fd >= 0 && e && e->slot.load() == slot) {
+    bool ours = same_file(fd, e);
     set_entry(fd, nullptr);
-    raw_close(fd);
+    if (ours) {
+      raw_close(fd);  // otherwise the number is the program's now: leave it
+    }
   }
 }
+
+bool still_ours(int fd) {
+  Lock lock;
+  Entry* e = entry(fd, false);
+  return e && e->slot.load() != nullptr && same_file(fd, e);
+}
+
+bool owned_here() { return g_owner.load(std::memory_order_relaxed) == getpid(); }
 
 void forget(std::atomic<int>* slot) {
   Lock lock;
@@ -144,15 +186,16 @@ void forget(std::atomic<int>* slot) {
 
 bool is_ours(int fd) {
   Entry* e = entry(fd, false);
-  return e && e->load(std::memory_order_acquire) != nullptr;
+  return e && e->slot.load(std::memory_order_acquire) != nullptr;
 }
 
 bool make_room(int fd) {
   Entry* e = entry(fd, false);
-  std::atomic<int>* slot = e ? e->load(std::memory_order_acquire) : nullptr;
+  std::atomic<int>* slot = e ? e->slot.load(std::memory_order_acquire) : nullptr;
   if (!slot) {
     return true;
   }
+  struct stat identity = {};
   int copy = dup_high(fd);
   if (copy < 0) {
     copy = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);  // any free number will do
@@ -160,7 +203,9 @@ bool make_room(int fd) {
   if (copy < 0) {
     return false;
   }
-  set_entry(copy, slot);
+  identity.st_dev = e->dev;
+  identity.st_ino = e->ino;
+  set_entry(copy, slot, &identity);
   slot->store(copy);
   set_entry(fd, nullptr);
   return true;  // the caller's dup2 replaces (and so closes) the old number

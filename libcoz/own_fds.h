@@ -19,11 +19,15 @@ namespace coz::own_fds {
 // Moves `fd` above the program's usual range (close-on-exec), closing the original. Returns the
 // new number, or `fd` itself when no higher number is free.
 int move_high(int fd);
+// A close-on-exec copy of `fd` above the program's usual range (or anywhere free), not
+// registered; -1 with errno when none can be made.
+int copy_high(int fd);
 
 // Registers the descriptor in `slot` as the profiler's. `slot` must stay at its address until
 // release() or forget().
 void adopt(std::atomic<int>* slot);
-// Closes the descriptor in `slot`, forgets it and sets the slot to -1.
+// Closes the descriptor in `slot` (unless its number now names another file: then it is the
+// program's), forgets it and sets the slot to -1.
 void release(std::atomic<int>* slot);
 // Forgets the descriptor in `slot` without closing it (it is no longer ours: see
 // ProfileWriter's identity check) and sets the slot to -1.
@@ -31,12 +35,19 @@ void forget(std::atomic<int>* slot);
 
 // Whether `fd` is one of the profiler's. Async-signal-safe.
 bool is_ours(int fd);
+// Whether `fd` is registered and still names the file it named then (not a number the program
+// took over with a raw system call): check before reading it.
+bool still_ours(int fd);
+// False in a vfork() child, which shares this table but not the descriptors: the hooks leave the
+// child's descriptors alone.
+bool owned_here();
 
 // Makes `fd` free for the program (dup2/dup3 onto it): moves the profiler's descriptor there to
 // another number. Call with the table locked. False (errno set) if it could not be moved.
 bool make_room(int fd);
 
 // While one exists, no descriptor of the profiler's moves. Re-entrant in the holding thread.
+// Lock order: the thread registry's mutex, then this; never the other way round.
 class Lock {
  public:
   Lock();

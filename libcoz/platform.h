@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <sys/ucontext.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +87,25 @@ inline bool follows_call(uintptr_t addr) {
   }
   return (insn & 0xFC000000u) == 0x94000000u ||  // BL
          (insn & 0xFFFFFC1Fu) == 0xD63F0000u;    // BLR
+#endif
+}
+
+// From a signal handler: if the interrupted thread was in a system call the kernel set up to
+// restart (SA_RESTART), make that call return EINTR instead, as without SA_RESTART. The kernel
+// leaves the instruction pointer on the `syscall` instruction with the call's number in rax.
+inline void fail_restarted_syscall_with_eintr(void* context) {
+#if defined(__x86_64__)
+  greg_t* regs = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
+  unsigned char insn[2];
+  uintptr_t ip = static_cast<uintptr_t>(regs[REG_RIP]);
+  uint64_t nr = static_cast<uint64_t>(regs[REG_RAX]);
+  if (read_memory(ip, insn, sizeof insn) && insn[0] == 0x0f && insn[1] == 0x05 && nr < 1024 &&
+      nr != SYS_exit && nr != SYS_exit_group && nr != SYS_rt_sigreturn) {
+    regs[REG_RAX] = -EINTR;
+    regs[REG_RIP] = static_cast<greg_t>(ip + 2);
+  }
+#else
+  (void)context;  // elsewhere the call restarts, as with SA_RESTART
 #endif
 }
 

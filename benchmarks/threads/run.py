@@ -75,6 +75,7 @@ class Config:
 
 
 def main():
+    load_before = os.getloadavg()[0]  # at the end it counts the benchmark's own threads
     work = tempfile.mkdtemp(prefix="coz-threads-")
     scratch = os.path.join(work, "run")
     os.makedirs(scratch)
@@ -128,9 +129,8 @@ def main():
             sys.stderr.write(f"repetition {rep + 1}/{RUNS}: {title} done\n")
     shutil.rmtree(work, ignore_errors=True)
 
-    load = os.getloadavg()
     print(f"Thread scale: medians over {RUNS} interleaved runs; wall and CPU (user+system) seconds, "
-          f"x = ratio to native; {os.cpu_count()} CPUs, load average {load[0]:.1f} at the end"
+          f"x = ratio to native; {os.cpu_count()} CPUs, load average {load_before:.1f} before starting"
           + (f"; --fixed-speedup {os.environ['SPEEDUP']}" if fixed else ""))
     if not have_debian:
         print("Debian coz-profiler not installed (apt-get install coz-profiler): no comparison column")

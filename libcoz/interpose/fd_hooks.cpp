@@ -4,6 +4,8 @@
 // closefrom() close everything else, and dup2()/dup3() onto one gets the number it asked for
 // (the profiler's descriptor moves away first).
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "interpose/hook_support.h"
@@ -12,8 +14,16 @@
 using coz::real;
 namespace own_fds = coz::own_fds;
 
+namespace {
+
+// One of the profiler's descriptors, in the process that holds it (not a vfork child, whose
+// descriptors are its own copies).
+bool protected_fd(int fd) { return own_fds::is_ours(fd) && own_fds::owned_here(); }
+
+}  // namespace
+
 COZ_EXPORT int close(int fd) {
-  if (own_fds::is_ours(fd)) {
+  if (protected_fd(fd)) {
     errno = EBADF;
     return -1;
   }
@@ -21,6 +31,9 @@ COZ_EXPORT int close(int fd) {
 }
 
 COZ_EXPORT int close_range(unsigned int first, unsigned int last, int flags) {
+  if (!own_fds::owned_here()) {
+    return static_cast<int>(syscall(SYS_close_range, first, last, flags));
+  }
   return own_fds::close_range_except_ours(first, last, flags);
 }
 
@@ -28,28 +41,31 @@ COZ_EXPORT void closefrom(int lowfd) {
   if (lowfd < 0) {
     lowfd = 0;
   }
-  if (own_fds::close_range_except_ours(static_cast<unsigned>(lowfd), ~0U, 0) == 0) {
+  if (close_range(static_cast<unsigned>(lowfd), ~0U, 0) == 0) {
     return;
   }
   // Kernels before 5.9 have no close_range: close each open descriptor, as glibc does.
   long max = sysconf(_SC_OPEN_MAX);
   for (long fd = lowfd; fd < max; fd++) {
-    if (!own_fds::is_ours(static_cast<int>(fd))) {
-      real().close(static_cast<int>(fd));
-    }
+    close(static_cast<int>(fd));
   }
 }
 
 namespace {
 
 // dup2/dup3 onto `newfd`: with the table locked, move the profiler's descriptor out of the way.
+// The call's own errors come first, so a failing call never moves the descriptor.
 template <typename Call>
-int duplicating(int oldfd, int newfd, Call&& call) {
-  if (!own_fds::is_ours(oldfd) && !own_fds::is_ours(newfd)) {
+int duplicating(int oldfd, int newfd, bool same_is_error, Call&& call) {
+  if (!protected_fd(oldfd) && !protected_fd(newfd)) {
     return call();
   }
-  if (own_fds::is_ours(oldfd)) {
+  if (protected_fd(oldfd) || fcntl(oldfd, F_GETFD) < 0) {
     errno = EBADF;  // not a descriptor the program opened
+    return -1;
+  }
+  if (oldfd == newfd && same_is_error) {
+    errno = EINVAL;
     return -1;
   }
   own_fds::Lock lock;
@@ -62,9 +78,9 @@ int duplicating(int oldfd, int newfd, Call&& call) {
 }  // namespace
 
 COZ_EXPORT int dup2(int oldfd, int newfd) {
-  return duplicating(oldfd, newfd, [=] { return real().dup2(oldfd, newfd); });
+  return duplicating(oldfd, newfd, false, [=] { return real().dup2(oldfd, newfd); });
 }
 
 COZ_EXPORT int dup3(int oldfd, int newfd, int flags) {
-  return duplicating(oldfd, newfd, [=] { return real().dup3(oldfd, newfd, flags); });
+  return duplicating(oldfd, newfd, true, [=] { return real().dup3(oldfd, newfd, flags); });
 }

@@ -52,6 +52,8 @@ namespace coz {
   X(sigwaitinfo, int, (const sigset_t*, siginfo_t*))                                            \
   X(sigtimedwait, int, (const sigset_t*, siginfo_t*, const struct timespec*))                  \
   X(sigsuspend, int, (const sigset_t*))                                                         \
+  X(sigpending, int, (sigset_t*))                                                               \
+  X(sigset, sighandler_t, (int, sighandler_t))                                                  \
   X(sigaction, int, (int, const struct sigaction*, struct sigaction*))                         \
   X(sigprocmask, int, (int, const sigset_t*, sigset_t*))                                        \
   X(pthread_sigmask, int, (int, const sigset_t*, sigset_t*))                                    \

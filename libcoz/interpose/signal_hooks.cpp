@@ -50,22 +50,26 @@ int wait_for(const sigset_t* set, siginfo_t* info, const struct timespec* timeou
   sigset_t copy;
   const sigset_t* use = without_ours(set, &copy);
   bool named = use != set && coz::sample_signal::installed();
+  if (timeout && (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000)) {
+    return real().sigtimedwait(use, info, timeout);  // EINVAL, from the kernel
+  }
   siginfo_t local;
   siginfo_t* out = info ? info : &local;
   uint64_t limit = timeout ? static_cast<uint64_t>(timeout->tv_sec) * 1000000000ull +
                                  static_cast<uint64_t>(timeout->tv_nsec)
                            : UINT64_MAX;
   uint64_t start = coz::platform::monotonic_ns();
-  for (;;) {
+  for (bool first = true;; first = false) {
     if (named && coz::sample_signal::take_held(out)) {
       return out->si_signo;
     }
     uint64_t waited = coz::platform::monotonic_ns() - start;
-    if (waited >= limit && (timeout || named)) {
-      errno = EAGAIN;
+    if (!first && waited >= limit) {
+      errno = EAGAIN;  // the kernel was asked at least once, as with a zero timeout
       return -1;
     }
-    uint64_t slice = named ? std::min<uint64_t>(limit - waited, 10000000) : limit - waited;
+    uint64_t left = waited >= limit ? 0 : limit - waited;
+    uint64_t slice = named ? std::min<uint64_t>(left, 10000000) : left;
     timespec ts = {static_cast<time_t>(slice / 1000000000), static_cast<long>(slice % 1000000000)};
     unsigned interruptions = coz::sample_signal::own_interruptions();
     int rc = real().sigtimedwait(use, out, slice == UINT64_MAX ? nullptr : &ts);
@@ -73,7 +77,8 @@ int wait_for(const sigset_t* set, siginfo_t* info, const struct timespec* timeou
       return rc;
     }
     bool ours_only = errno == EINTR && coz::sample_signal::own_interruptions() != interruptions;
-    if (!ours_only && !(named && errno == EAGAIN)) {
+    bool slice_over = named && errno == EAGAIN && slice < left;
+    if (!ours_only && !slice_over) {
       return rc;  // the program's own handler ran (EINTR), the time is up, or an error
     }
   }
@@ -101,16 +106,43 @@ COZ_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct t
   return waiting(signal_key(), [=] { return wait_for(set, info, timeout); }, returned_positive);
 }
 COZ_EXPORT int sigsuspend(const sigset_t* mask) {
-  // A suspended thread runs no code and takes no samples: keep the sampling signal blocked
-  // meanwhile, so a late sample signal cannot end the program's wait early.
-  sigset_t copy;
-  const sigset_t* use = mask;
-  if (coz::Runtime::active()) {
-    copy = *mask;
-    sigaddset(&copy, coz::platform::sample_signal());
-    use = &copy;
+  int ours = coz::platform::sample_signal();
+  if (!coz::sample_signal::installed() || sigismember(mask, ours) == 1) {
+    // The program's mask for the wait blocks the signal: so does the real one (a suspended
+    // thread takes no samples). What the program sends meanwhile stays pending in the kernel and
+    // is held for the program once the mask is back.
+    return waiting(signal_key(), [=] { return real().sigsuspend(mask); }, always);
   }
-  return waiting(signal_key(), [=] { return real().sigsuspend(use); }, always);
+  // The program waits for the signal: it stays deliverable, what was held is delivered now, and
+  // a sample that ends the real sigsuspend (no handler of the program's ran) suspends again.
+  bool blocked_before = coz::sample_signal::program_blocks();
+  int rc = waiting(signal_key(), [=] {
+    coz::sample_signal::set_program_blocks(false);
+    int result;
+    bool again;
+    do {
+      unsigned own = coz::sample_signal::own_interruptions();
+      unsigned delivered = coz::sample_signal::program_deliveries();
+      if (coz::sample_signal::any_held()) {
+        coz::sample_signal::resend_held();
+        errno = EINTR;
+        return -1;
+      }
+      result = real().sigsuspend(mask);
+      again = coz::sample_signal::own_interruptions() != own &&
+              coz::sample_signal::program_deliveries() == delivered;
+    } while (again);
+    return result;
+  }, always);
+  coz::sample_signal::set_program_blocks(blocked_before);
+  return rc;
+}
+COZ_EXPORT int sigpending(sigset_t* set) {
+  int rc = real().sigpending(set);
+  if (rc == 0 && coz::sample_signal::installed() && coz::sample_signal::any_held()) {
+    sigaddset(set, coz::platform::sample_signal());  // held for the program, as the kernel would
+  }
+  return rc;
 }
 
 // --- handlers and masks ----------------------------------------------------------------------
@@ -123,15 +155,52 @@ COZ_EXPORT int sigaction(int sig, const struct sigaction* act, struct sigaction*
   }
   return real().sigaction(sig, act, old);
 }
-COZ_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
+namespace {
+
+sighandler_t install_handler(int sig, sighandler_t handler, int flags) {
   struct sigaction act = {}, old = {};
   act.sa_handler = handler;
   sigemptyset(&act.sa_mask);
-  act.sa_flags = SA_RESTART;  // glibc's signal() has BSD semantics
+  act.sa_flags = flags;
   if (sigaction(sig, &act, &old) != 0) {
     return SIG_ERR;
   }
   return old.sa_handler;
+}
+
+}  // namespace
+
+// Installed here rather than in glibc, which would call its internal sigaction, not the hook.
+COZ_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESTART);  // glibc's signal() has BSD semantics
+}
+COZ_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESTART);
+}
+COZ_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler) {
+  return install_handler(sig, handler, SA_RESETHAND | SA_NODEFER);
+}
+// System V's sigset(): for the sampling signal, a handler (or SIG_HOLD) through the hooks above.
+COZ_EXPORT sighandler_t sigset(int sig, sighandler_t disposition) {
+  if (!is_ours(sig) || !coz::sample_signal::installed()) {
+    return real().sigset(sig, disposition);
+  }
+  bool was_held = coz::sample_signal::program_blocks();
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  struct sigaction old = {};
+  if (disposition == SIG_HOLD) {
+    sigaction(sig, nullptr, &old);
+    pthread_sigmask(SIG_BLOCK, &one, nullptr);
+  } else {
+    struct sigaction act = {};
+    act.sa_handler = disposition;
+    sigemptyset(&act.sa_mask);
+    sigaction(sig, &act, &old);
+    pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  }
+  return was_held ? SIG_HOLD : old.sa_handler;
 }
 
 namespace {

@@ -90,8 +90,7 @@ bool ProfileWriter::check_identity(std::string* error) {
   return true;
 }
 
-bool ProfileWriter::append_whole(const std::string& text, std::string* error) {
-  int fd = fd_.load();
+bool ProfileWriter::append_whole(int fd, const std::string& text, std::string* error) {
   // Past the file size limit (ulimit -f) a write would also raise SIGXFSZ, whose default action
   // kills the program: never let the profile be the file that does that.
   rlimit limit;
@@ -154,8 +153,23 @@ bool ProfileWriter::write_block(const RecordBuilder& block, uint64_t experiments
   if (pending_.empty()) {
     return true;
   }
-  own_fds::Lock lock;  // the program cannot move the descriptor mid-write
-  if (!check_identity(&why) || !append_whole(pending_, &why)) {
+  // Write through a private copy, taken while the program cannot move the descriptor: a slow
+  // disk then never holds up the program's close or dup2 hooks.
+  int copy = -1;
+  {
+    own_fds::Lock lock;
+    if (!check_identity(&why)) {
+      return false;
+    }
+    copy = own_fds::copy_high(fd_.load());  // high, so the program's next open is unchanged
+  }
+  if (copy < 0) {
+    why = std::string("cannot duplicate the profile's descriptor: ") + strerror(errno);
+    return false;
+  }
+  bool written = append_whole(copy, pending_, &why);
+  ::close(copy);  // not registered: the close hook passes it through
+  if (!written) {
     return false;
   }
   pending_.clear();

@@ -51,8 +51,8 @@ class ProfileWriter {
   // Checks the descriptor still names the file opened (re-opening the path if not). False with
   // `error` set when the file cannot be written at all.
   bool check_identity(std::string* error);
-  // Appends `text` in one write, or leaves the file as it was. False with `error` set.
-  bool append_whole(const std::string& text, std::string* error);
+  // Appends `text` to `fd` in one write, or leaves the file as it was. False with `error` set.
+  static bool append_whole(int fd, const std::string& text, std::string* error);
 
   std::atomic<int> fd_{-1};
   std::string path_;  // absolute, for re-opening after the program changed directory

@@ -306,7 +306,11 @@ void* Runtime::profiler_main(void* arg) {
                false);
   // dlopen is not interposed (glibc resolves $ORIGIN and RUNPATH relative to dlopen's caller,
   // which must stay the program): the runner polls for new libraries between experiments.
-  self->runner_->run([self] { self->check_for_new_objects(); });
+  // It also takes the sampling signal back if the program replaced its handler without the hooks.
+  self->runner_->run([self] {
+    self->check_for_new_objects();
+    sample_signal::reclaim(sample_signal_handler);
+  });
   if (self->signal_shutdown_.load(std::memory_order_acquire)) {
     self->finish_shutdown();  // for a thread in a SIGINT/SIGTERM handler (shutdown_from_signal)
   }
@@ -399,8 +403,12 @@ void Runtime::close_breakpoints(ThreadState* state) {
   }
   threads_.locked([&] {  // refresh_breakpoint_counts() must not read a descriptor being closed
     for (size_t i = 0; i < breakpoints_count_; i++) {
-      if (state->breakpoint_fds[i].load() >= 0) {
-        uint64_t count = read_breakpoint_counter(state->breakpoint_fds[i].load());
+      int fd = state->breakpoint_fds[i].load();
+      if (fd >= 0) {
+        // A number the program took over (a raw syscall) is never read; the lock keeps a dup2
+        // from landing between the check and the read.
+        own_fds::Lock fds;
+        uint64_t count = own_fds::still_ours(fd) ? read_breakpoint_counter(fd) : 0;
         own_fds::release(&state->breakpoint_fds[i]);
         breakpoints_[i].retired.fetch_add(count, std::memory_order_relaxed);
       }
@@ -417,9 +425,10 @@ void Runtime::refresh_breakpoint_counts() {
   // the same lock, so it is counted once, and its descriptor stays open while it is read.
   threads_.for_each_live(
       [&](ThreadState& s) {
+        own_fds::Lock fds;  // see close_breakpoints (always taken inside the registry lock)
         for (size_t i = 0; i < breakpoints_count_; i++) {
           int fd = s.breakpoint_fds[i].load();
-          if (fd >= 0) {
+          if (fd >= 0 && own_fds::still_ours(fd)) {
             totals[i] += read_breakpoint_counter(fd);
           }
         }

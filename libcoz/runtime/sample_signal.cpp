@@ -21,6 +21,7 @@ std::atomic<bool> g_installed{false};
 
 __attribute__((tls_model("initial-exec"))) thread_local bool t_program_blocks = false;
 __attribute__((tls_model("initial-exec"))) thread_local unsigned t_own_interruptions = 0;
+__attribute__((tls_model("initial-exec"))) thread_local unsigned t_program_deliveries = 0;
 
 // Signals held for the program: each slot empty (0), being filled or emptied (1), or full (2).
 constexpr int kHeld = 32;
@@ -56,6 +57,11 @@ int install(void (*handler)(int, siginfo_t*, void*)) {
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigfillset(&sa.sa_mask);  // nothing may interrupt (or longjmp out of) a drain
   real().sigaction(chosen, &sa, &g_actions[0]);
+  pthread_atfork(nullptr, nullptr, [] {
+    for (Held& h : g_held) {
+      h.state.store(0, std::memory_order_relaxed);  // a child starts with nothing pending
+    }
+  });
   g_live.store(0, std::memory_order_release);
   sigset_t mine;
   sigemptyset(&mine);
@@ -72,6 +78,11 @@ void program_action(struct sigaction* out) {
 }
 
 void set_program_action(const struct sigaction* act, struct sigaction* old) {
+  // With the signal blocked, no handler in this thread can interrupt the writer and wait for it.
+  sigset_t mine, saved;
+  sigemptyset(&mine);
+  sigaddset(&mine, platform::sample_signal());
+  real().pthread_sigmask(SIG_BLOCK, &mine, &saved);
   while (g_writing.exchange(true, std::memory_order_acquire)) {
     sched_yield();
   }
@@ -84,6 +95,23 @@ void set_program_action(const struct sigaction* act, struct sigaction* old) {
     g_live.store(1 - live, std::memory_order_release);
   }
   g_writing.store(false, std::memory_order_release);
+  real().pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+}
+
+void reclaim(void (*handler)(int, siginfo_t*, void*)) {
+  int sig = platform::sample_signal();
+  struct sigaction current = {};
+  if (!installed() || real().sigaction(sig, nullptr, &current) != 0 ||
+      ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler)) {
+    return;
+  }
+  // Installed behind the hooks' back (sigset(), a raw rt_sigaction): it is the program's.
+  set_program_action(&current, nullptr);
+  struct sigaction sa = {};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&sa.sa_mask);
+  real().sigaction(sig, &sa, nullptr);
 }
 
 bool is_sample(const siginfo_t* info, bool fd_is_a_sampler) {
@@ -96,6 +124,7 @@ bool forward(int sig, siginfo_t* info, void* context) {
   struct sigaction action;
   program_action(&action);
   if (!(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_IGN) {
+    note_own_interruption();  // discarded, as the kernel would: a hooked wait goes on
     return true;
   }
   if (!(action.sa_flags & SA_SIGINFO) && action.sa_handler == SIG_DFL) {
@@ -114,11 +143,22 @@ bool forward(int sig, siginfo_t* info, void* context) {
     sigaddset(&mask, sig);
   }
   real().pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+  // Without SA_RESTART the program's handler ends the system call it interrupted with EINTR
+  // (the profiler's own handler has SA_RESTART, so the kernel set it up to restart).
+  if (!(action.sa_flags & SA_RESTART)) {
+    platform::fail_restarted_syscall_with_eintr(context);
+  }
+  // Inside its handler the program sees the signal blocked (unless SA_NODEFER), and whatever it
+  // does to its mask there ends with the handler, as the kernel restores the mask on return.
+  bool blocked_before = t_program_blocks;
+  t_program_blocks = sigismember(&mask, sig) == 1;
+  t_program_deliveries++;
   if (action.sa_flags & SA_SIGINFO) {
     action.sa_sigaction(sig, info, context);
   } else {
     action.sa_handler(sig);
   }
+  t_program_blocks = blocked_before;
   return true;
 }
 
@@ -146,6 +186,15 @@ bool take_held(siginfo_t* out) {
   return false;
 }
 
+bool any_held() {
+  for (Held& h : g_held) {
+    if (h.state.load(std::memory_order_acquire) == 2) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void resend_held() {
   siginfo_t info;
   while (take_held(&info)) {
@@ -156,6 +205,8 @@ void resend_held() {
 unsigned own_interruptions() { return t_own_interruptions; }
 
 void note_own_interruption() { t_own_interruptions++; }
+
+unsigned program_deliveries() { return t_program_deliveries; }
 
 bool program_blocks() { return t_program_blocks; }
 

@@ -25,6 +25,9 @@ namespace coz::sample_signal {
 int install(void (*handler)(int, siginfo_t*, void*));
 // Whether install() has run: from then on the hooks keep the signal the profiler's.
 bool installed();
+// If something replaced `handler` behind the hooks' back (sigset(), a raw rt_sigaction), takes
+// that disposition as the program's and installs `handler` again. Called by the profiler thread.
+void reclaim(void (*handler)(int, siginfo_t*, void*));
 
 // The program's disposition of the signal (SIG_DFL until it sets one).
 void program_action(struct sigaction* out);
@@ -44,11 +47,14 @@ bool hold(const siginfo_t* info);
 bool take_held(siginfo_t* out);
 // The program unblocked the signal: sends each held one again to the calling thread.
 void resend_held();
+bool any_held();
 
 // How often the profiler's handler took the signal in this thread without running any of the
 // program's code (a sample, or a signal held): a wait it interrupted with EINTR goes on.
 unsigned own_interruptions();
 void note_own_interruption();
+// How often the program's handler for the signal ran in this thread.
+unsigned program_deliveries();
 
 // The calling thread's mask as the program sees it: does it block the signal?
 bool program_blocks();

@@ -92,8 +92,8 @@ TEST(DiskFull, ProfileKeepsWholeRecordsAndSaysWhatWasNotWritten) {
   std::string small = dir.file("small");
   std::string script = "mkdir " + small + " && mount -t tmpfs -o size=8k tmpfs " + small +
                        " && head -c 4096 /dev/zero > " + small + "/filler && " + COZ_TEST_CLI +
-                       " run --experiment-length 20ms -o " + small + "/p.coz --- " +
-                       fixture("two_hot") + " 150; status=$?; cp " + small + "/p.coz " +
+                       " run --experiment-length 10ms -o " + small + "/p.coz --- " +
+                       fixture("two_hot") + " 400; status=$?; cp " + small + "/p.coz " +
                        dir.file("out.coz") + "; exit $status";
   auto probe = run_process({"unshare", "--user", "--map-root-user", "--mount", "true"});
   if (probe.status != 0) {
@@ -101,7 +101,7 @@ TEST(DiskFull, ProfileKeepsWholeRecordsAndSaysWhatWasNotWritten) {
   }
   auto r = run_process({"unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "done 150 rounds\n");
+  EXPECT_EQ(r.out, "done 400 rounds\n");
   std::string text = slurp(dir.file("out.coz"));
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n') << "no record cut in half";

@@ -4,6 +4,7 @@
  * the profiler. Mode "default" sends
  * the signal with no handler installed: the program must die of it, as without the profiler. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,36 @@ static void on_signal(int sig, siginfo_t* info, void* ctx) {
   if (sig == SIGRTMAX - 2) handled++;
   last_code = info->si_code;
   last_value = info->si_code == SI_QUEUE ? info->si_value.sival_int : 0;
+}
+
+static void on_signal_restoring_mask(int sig, siginfo_t* info, void* ctx) {
+  sigset_t now;
+  pthread_sigmask(SIG_BLOCK, NULL, &now);
+  pthread_sigmask(SIG_SETMASK, &now, NULL);
+  on_signal(sig, info, ctx);
+}
+
+static volatile sig_atomic_t plain_handled;
+static void on_plain_signal(int sig) {
+  (void)sig;
+  plain_handled++;
+}
+
+static int reader_fd, read_result, read_errno;
+static void* read_one(void* arg) {
+  (void)arg;
+  char c;
+  read_result = (int)read(reader_fd, &c, 1);
+  read_errno = errno;
+  return NULL;
+}
+
+static pthread_t main_thread;
+static void* poke_main(void* arg) {
+  (void)arg;
+  usleep(200000);
+  pthread_kill(main_thread, SIGRTMAX - 2);
+  return NULL;
 }
 
 static void work(int rounds) {
@@ -99,6 +130,66 @@ int main(int argc, char** argv) {
   printf("after unblocking: handled %d value %d\n", (int)handled, (int)last_value);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   print_mask("restored");
+
+  /* A zero timeout asks the kernel once: the pending SIGUSR1 is there. */
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+  raise(SIGUSR1);
+  struct timespec zero = {0, 0};
+  int first = sigtimedwait(&usr1, &si, &zero);
+  int second = sigtimedwait(&usr1, &si, &zero);
+  printf("zero timeout: %d then %d\n", first == SIGUSR1, second);
+
+  /* Inside its handler the program restores the mask it read there; after the handler the
+   * signal is deliverable again. */
+  sa.sa_sigaction = on_signal_restoring_mask;
+  sigfillset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+  raise(sig);
+  raise(sig);
+  printf("handler restoring its mask: handled %d\n", (int)handled);
+
+  /* Without SA_RESTART, the program's signal ends a blocking read with EINTR. */
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+  int fds[2];
+  pipe(fds);
+  reader_fd = fds[0];
+  pthread_t reader;
+  pthread_create(&reader, NULL, read_one, NULL);
+  usleep(200000);
+  pthread_kill(reader, sig);
+  usleep(300000);
+  write(fds[1], "x", 1); /* ends the read if the signal did not */
+  pthread_join(reader, NULL);
+  printf("read interrupted: %d\n", read_result < 0 && read_errno == EINTR);
+
+  /* sigsuspend waiting for the signal while it is blocked: another thread sends it. */
+  sigset_t blocked, waitmask;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, sig);
+  pthread_sigmask(SIG_BLOCK, &blocked, &waitmask);
+  sigdelset(&waitmask, sig);
+  main_thread = pthread_self();
+  pthread_t poker;
+  pthread_create(&poker, NULL, poke_main, NULL);
+  int before = handled;
+  sigsuspend(&waitmask);
+  pthread_join(poker, NULL);
+  pthread_sigmask(SIG_UNBLOCK, &blocked, NULL);
+  printf("sigsuspend woken by it: %d\n", handled == before + 1);
+
+  /* sigset() is another way in. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  sigset(sig, on_plain_signal);
+#pragma GCC diagnostic pop
+  raise(sig);
+  printf("sigset handler ran: %d\n", (int)plain_handled);
 
   signal(sig, SIG_IGN);
   raise(sig);
