@@ -155,20 +155,23 @@ bool ProfileWriter::write_block(const RecordBuilder& block, uint64_t experiments
   }
   // Write through a private copy, taken while the program cannot move the descriptor: a slow
   // disk then never holds up the program's close or dup2 hooks.
+  // With no descriptor to spare (the program used them all), write under the lock instead.
   int copy = -1;
+  bool written = false;
   {
     own_fds::Lock lock;
     if (!check_identity(&why)) {
       return false;
     }
     copy = own_fds::copy_high(fd_.load());  // high, so the program's next open is unchanged
+    if (copy < 0) {
+      written = append_whole(fd_.load(), pending_, &why);
+    }
   }
-  if (copy < 0) {
-    why = std::string("cannot duplicate the profile's descriptor: ") + strerror(errno);
-    return false;
+  if (copy >= 0) {
+    written = append_whole(copy, pending_, &why);
+    ::close(copy);  // not registered: the close hook passes it through
   }
-  bool written = append_whole(copy, pending_, &why);
-  ::close(copy);  // not registered: the close hook passes it through
   if (!written) {
     return false;
   }
