@@ -19,6 +19,14 @@
 
 namespace coz::test {
 
+// The whole content of the file at `path` ("" if it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 inline std::string fixture(const std::string& name) { return std::string(COZ_TEST_FIXTURES) + "/" + name; }
 inline std::string program_source(const std::string& name) {
   return std::string(COZ_TEST_PROGRAMS_SRC) + "/" + name;

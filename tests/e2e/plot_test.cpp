@@ -11,22 +11,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "e2e/plot_server.h"
 #include "e2e/profile_helpers.h"
 
 namespace coz {
 namespace {
 
+using test::slurp;
 using test::run_process;
 using test::TempDir;
 
 std::string golden(const std::string& name) { return std::string(COZ_TEST_GOLDEN) + "/" + name; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(CozPlot, WritesOneSelfContainedPage) {
   TempDir dir;
@@ -144,27 +139,9 @@ std::string http_get(int port, const std::string& target) {
 }
 
 TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], 1);
-    close(out[0]);
-    close(out[1]);
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 2);
-    execl(COZ_TEST_CLI, COZ_TEST_CLI, "plot", "--serve", golden("throughput.coz").c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  std::string first;
-  pollfd p{out[0], POLLIN, 0};
-  char c;
-  while (first.find('\n') == std::string::npos && poll(&p, 1, 20000) > 0 && read(out[0], &c, 1) == 1) {
-    first.push_back(c);
-  }
-  int port = 0;
-  ASSERT_EQ(sscanf(first.c_str(), "http://127.0.0.1:%d/", &port), 1) << first;
+  test::PlotServer server("/dev/null");
+  int port = server.port();
+  ASSERT_GT(port, 0);
 
   std::string page = http_get(port, "/");
   EXPECT_EQ(page.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << page.substr(0, 200);
@@ -175,12 +152,8 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
     EXPECT_EQ(r.find("root:"), std::string::npos) << other;
   }
   // A page reached through another host name (DNS rebinding) is refused.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  int fd = server.connect_to();
+  ASSERT_GE(fd, 0);
   std::string rebound = "GET / HTTP/1.1\r\nHost: evil.example:" + std::to_string(port) + "\r\n\r\n";
   send(fd, rebound.data(), rebound.size(), 0);
   char buf[256] = {};
@@ -188,8 +161,8 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
   close(fd);
   EXPECT_EQ(std::string(buf).rfind("HTTP/1.1 403", 0), 0u) << buf;
   // A client that sends nothing does not block the next one.
-  int idle = socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_EQ(connect(idle, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  int idle = server.connect_to();
+  ASSERT_GE(idle, 0);
   EXPECT_EQ(http_get(port, "/").rfind("HTTP/1.1 200 OK", 0), 0u);
   close(idle);
 
@@ -200,11 +173,6 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
   EXPECT_NE(tcp.find("0100007F:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos) << tcp;
   EXPECT_EQ(tcp.find("00000000:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos) << tcp;
   EXPECT_EQ(slurp("/proc/net/tcp6").find(":" + std::string(hex_port) + " "), std::string::npos);
-
-  kill(pid, SIGTERM);
-  int status;
-  waitpid(pid, &status, 0);
-  close(out[0]);
 }
 
 }  // namespace

@@ -16,18 +16,12 @@
 namespace coz {
 namespace {
 
+using test::slurp;
 using test::fixture;
 using test::read_records;
 using test::records_of;
 using test::run_process;
 using test::TempDir;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Programs that close every descriptor they did not open, then write a file of their own: the
 // file holds exactly what they wrote, and the profile every experiment.

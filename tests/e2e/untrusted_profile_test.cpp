@@ -14,16 +14,10 @@
 namespace coz {
 namespace {
 
+using test::slurp;
 using test::ProcessResult;
 using test::run_process;
 using test::TempDir;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // `coz ARGS...` with at most `seconds` of time and `mib` MiB of address space: a hang shows as
 // status 124, running out of memory as a crash.

@@ -21,14 +21,8 @@
 namespace coz {
 namespace {
 
+using test::slurp;
 using test::TempDir;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A block of one record whose text is exactly `bytes` long, newline included.
 RecordBuilder block_of(size_t bytes, char fill) {
