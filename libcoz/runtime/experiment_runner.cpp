@@ -79,6 +79,12 @@ void ExperimentRunner::tick() {
   });
 }
 
+void ExperimentRunner::begin_end_to_end_early() {
+  if (settings_.end_to_end && (settings_.fixed_line || load_alone())) {
+    begin(settings_.fixed_line);
+  }
+}
+
 void ExperimentRunner::begin(SourceLine* line) {
   state_.want_line.store(false, std::memory_order_release);
   state_.offered.store(nullptr, std::memory_order_release);  // an offer racing the store above

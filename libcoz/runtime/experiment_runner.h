@@ -39,6 +39,10 @@ class ExperimentRunner {
 
   // Runs experiments until stop(). `idle` is called every 10 ms or more often (to map new
   // libraries).
+  // An end-to-end experiment whose line is known before any sample (--fixed-line, or load
+  // amplification alone) begins here, before the program runs, so it sees all of the program's
+  // progress however late the profiler thread starts. Call once, before run().
+  void begin_end_to_end_early();
   template <typename Idle>
   void run(Idle&& idle);
   void stop();
@@ -75,6 +79,12 @@ class ExperimentRunner {
   // meanwhile are taken off in end()).
   void tick();
 
+  // Load amplification alone (one 0% experiment over the whole run, no line given) speeds no
+  // line up: it starts with the program and is recorded under no line, so it joins no line's
+  // baseline (its window differs from theirs) and only counts for the load's throughput.
+  bool load_alone() const {
+    return settings_.end_to_end && settings_.scheduler.fixed_speedup == 0 && settings_.amplify.requested();
+  }
   // Waits up to `ns` for stop(); returns true if stopped.
   bool wait(uint64_t ns);
   SourceLine* wait_for_line();
@@ -117,13 +127,14 @@ void ExperimentRunner::run(Idle&& idle) {
     }
     return false;
   };
+  if (is_open_ && settings_.end_to_end) {  // begun early
+    while (!waiting(1000000000)) {
+    }
+    return;  // finish() writes it at exit
+  }
   while (true) {
     SourceLine* line = settings_.fixed_line;
-    // Load amplification alone (one 0% experiment over the whole run, no line given) speeds no
-    // line up: it starts with the program and is recorded under no line, so it joins no line's
-    // baseline (its window differs from theirs) and only counts for the load's throughput.
-    bool no_line = settings_.end_to_end && settings_.scheduler.fixed_speedup == 0 &&
-                   settings_.amplify.requested();
+    bool no_line = load_alone();
     while (!line && !no_line) {
       line = wait_for_line();
       if (!line && waiting(settings_.sampling_period_ns)) {

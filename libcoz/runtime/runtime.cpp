@@ -261,6 +261,7 @@ bool Runtime::start() {
   active_.store(this, std::memory_order_release);
   attach_existing_threads();
 
+  runner_->begin_end_to_end_early();
   // The profiler thread takes no signals meant for the program, and is not sampled.
   sigset_t all, saved;
   sigfillset(&all);
