@@ -30,6 +30,7 @@ struct Entry {
 
 std::atomic<Entry*> g_chunks[kChunks];
 std::atomic<int> g_max_fd{-1};  // highest number ever registered
+std::atomic<long> g_count{0};    // descriptors registered now
 std::atomic<bool> g_locked{false};
 std::atomic<pid_t> g_owner{0};  // the process the table describes
 __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
@@ -61,7 +62,10 @@ void set_entry(int fd, std::atomic<int>* slot, const struct stat* identity = nul
       e->dev = identity ? identity->st_dev : 0;
       e->ino = identity ? identity->st_ino : 0;
     }
-    e->slot.store(slot, std::memory_order_release);
+    std::atomic<int>* before = e->slot.exchange(slot, std::memory_order_acq_rel);
+    if (!before != !slot) {
+      g_count.fetch_add(slot ? 1 : -1, std::memory_order_relaxed);
+    }
     if (slot && fd > g_max_fd.load(std::memory_order_relaxed)) {
       g_max_fd.store(fd, std::memory_order_relaxed);
     }
@@ -74,6 +78,7 @@ void forget_all_in_child() {
     c.store(nullptr, std::memory_order_relaxed);  // the parent's pages stay mapped, unused
   }
   g_max_fd.store(-1, std::memory_order_relaxed);
+  g_count.store(0, std::memory_order_relaxed);
   g_owner.store(getpid(), std::memory_order_relaxed);
   g_locked.store(false, std::memory_order_relaxed);
   t_depth = 0;
@@ -94,11 +99,15 @@ bool same_file(int fd, const Entry* e) {
 // The lowest numbers to try for the profiler's descriptors: the top quarter of the soft
 // descriptor limit, then the top half. Programs take the lowest free number, so they rarely
 // reach these.
-void high_bases(int out[2]) {
+long soft_limit() {
   rlimit rl = {};
-  long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
-                  ? static_cast<long>(rl.rlim_cur < INT_MAX ? rl.rlim_cur : INT_MAX)
-                  : 1024;
+  return getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+             ? static_cast<long>(rl.rlim_cur < INT_MAX ? rl.rlim_cur : INT_MAX)
+             : 1024;
+}
+
+void high_bases(int out[2]) {
+  long soft = soft_limit();
   out[0] = static_cast<int>(soft - soft / 4);
   out[1] = static_cast<int>(soft / 2);
 }
@@ -172,6 +181,11 @@ bool still_ours(int fd) {
   Lock lock;
   Entry* e = entry(fd, false);
   return e && e->slot.load() != nullptr && same_file(fd, e);
+}
+
+bool room_for_one_more(long* limit) {
+  *limit = soft_limit();
+  return g_count.load(std::memory_order_relaxed) + 1 <= *limit / 2;
 }
 
 bool owned_here() { return g_owner.load(std::memory_order_relaxed) == getpid(); }

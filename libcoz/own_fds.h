@@ -38,6 +38,9 @@ bool is_ours(int fd);
 // Whether `fd` is registered and still names the file it named then (not a number the program
 // took over with a raw system call): check before reading it.
 bool still_ours(int fd);
+// Whether the profiler may open one more descriptor: it keeps at most half of the descriptor
+// limit (`limit`, set to the soft RLIMIT_NOFILE), so the program always has the other half.
+bool room_for_one_more(long* limit);
 // False in a vfork() child, which shares this table but not the descriptors: the hooks leave the
 // child's descriptors alone.
 bool owned_here();

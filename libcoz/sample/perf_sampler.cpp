@@ -317,6 +317,12 @@ std::string explain_perf_event_error(int err) {
 }
 
 std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::string* error) {
+  long limit = 0;
+  if (!own_fds::room_for_one_more(&limit)) {
+    *error = "the profiler keeps half of the descriptor limit (" + std::to_string(limit) +
+             ") for the program, and that many threads are sampled already; raise it with ulimit -n";
+    return nullptr;
+  }
   perf_event_attr attr;
   memset(&attr, 0, sizeof attr);
   attr.size = sizeof attr;
