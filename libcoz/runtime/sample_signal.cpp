@@ -117,7 +117,18 @@ void reclaim(void (*handler)(int, siginfo_t*, void*)) {
 bool is_sample(const siginfo_t* info, bool fd_is_a_sampler) {
   // perf_event signals through O_ASYNC/F_SETSIG: a POLL_* code and the descriptor. Signals the
   // program sends carry SI_USER, SI_QUEUE, SI_TKILL, SI_TIMER... (zero or negative).
-  return info && info->si_code >= POLL_IN && info->si_code <= POLL_HUP && fd_is_a_sampler;
+  if (!info || info->si_code < POLL_IN || info->si_code > POLL_HUP) {
+    return false;
+  }
+  if (fd_is_a_sampler) {
+    return true;
+  }
+  // A descriptor signal from a sampler closed since it was queued (a thread's exit, shut-down):
+  // only the program's own F_SETSIG descriptors could send one too, and then it has a handler.
+  struct sigaction action;
+  program_action(&action);
+  return !(action.sa_flags & SA_SIGINFO) &&
+         (action.sa_handler == SIG_DFL || action.sa_handler == SIG_IGN);
 }
 
 bool forward(int sig, siginfo_t* info, void* context) {
