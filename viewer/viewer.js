@@ -119,6 +119,7 @@
         experiments: p.experiments,
         visits: p.visits,
         level: series.load,
+        line: series.line,
       };
     });
     return {
@@ -132,6 +133,12 @@
     };
   }
 
+  // The line as titles show it: the report's shortest unambiguous path suffix ("a/mod.rs:638"),
+  // or the base name for a report written before it had one. The full path goes in tooltips.
+  function displayName(series) {
+    return typeof series.display === 'string' ? series.display : series.line.split('/').pop();
+  }
+
   // Lines to draw: each with its series at the selected levels, sorted as asked.
   function selectLines(state) {
     const byLine = new Map();
@@ -140,11 +147,11 @@
       if (pointKey(s) !== state.point || !state.levels.includes(s.load) || s.curve.length < state.min) {
         continue;
       }
-      if (needle && !s.line.toLowerCase().includes(needle)) {
+      if (needle && !s.line.toLowerCase().includes(needle) && !displayName(s).toLowerCase().includes(needle)) {
         continue;
       }
       if (!byLine.has(s.line)) {
-        byLine.set(s.line, { line: s.line, file: s.file, number: s.line_number, views: [] });
+        byLine.set(s.line, { line: s.line, display: displayName(s), file: s.file, number: s.line_number, views: [] });
       }
       byLine.get(s.line).views.push(view(s, state.phase));
     }
@@ -209,6 +216,7 @@
           encoding: {
             x: x, y: y, color: colour,
             tooltip: [
+              { field: 'line', title: 'line' },
               { field: 'level', title: 'load' },
               { field: 'x', title: 'line speedup', format: '.0%' },
               { field: 'y', title: 'program speedup', format: '+.1%' },
@@ -277,7 +285,7 @@
   };
 
   function card(line, domain, phaseOn) {
-    const title = el('h3', { textContent: line.line.split('/').pop(), title: line.line });
+    const title = el('h3', { textContent: line.display, title: line.line });
     // One badge per finding, naming the load levels it holds at when there are several.
     const badge = (cls, text, tip, holds) => {
       const levels = line.views.filter((v) => holds(v.series)).map((v) => v.series.load);

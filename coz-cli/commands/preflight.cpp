@@ -129,7 +129,7 @@ bool check_debug_info(const Program& program, const RunOptions& options, std::st
         (options.binary_scope.size() == 1 && options.binary_scope[0] == "MAIN"))) {
     return true;
   }
-  Scope scope(options.binary_scope, options.source_scope);
+  Scope scope(options.binary_scope, options.source_scope, options.include_system);
   const char* debug_path = getenv("COZ_DEBUG_PATH");
   DebugProbe probe = probe_debug_info(LoadedObject{program.path, 0, true}, scope,
                                       debug_path ? debug_path : "");

@@ -114,8 +114,8 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
       signal(sig, SIG_DFL);
     }
     // Settings left in the environment by the user or an outer `coz run` must not leak in.
-    for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kEndToEnd, env::kFixedLine,
-                            env::kFixedSpeedup, env::kVerbose,
+    for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kIncludeSystem,
+                            env::kEndToEnd, env::kFixedLine, env::kFixedSpeedup, env::kVerbose,
                             env::kExperimentLength, env::kZeroSpeedupShare, env::kArrivalSpeedup,
                             env::kLoad, env::kBreakpointProgress, env::kSampledProgress}) {
       unsetenv(key);
@@ -134,6 +134,9 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
     }
     if (!options.source_scope.empty()) {
       setenv(env::kSourceScope, join(options.source_scope).c_str(), 1);
+    }
+    if (options.include_system) {
+      setenv(env::kIncludeSystem, "1", 1);
     }
     if (options.end_to_end) {
       setenv(env::kEndToEnd, "1", 1);

@@ -17,7 +17,11 @@ const char* const kRunUsage =
     "\n"
     "  -b, --binary-scope PATTERN  objects to profile: MAIN (default, the executable), or paths\n"
     "                              with % or * wildcards; repeat or separate with commas\n"
-    "  -s, --source-scope PATTERN  source files to profile (default: all with debug info)\n"
+    "  -s, --source-scope PATTERN  source files to profile (default: all with debug info but\n"
+    "                              system and toolchain files; a pattern starting with a\n"
+    "                              literal, like /usr/include/%, names those too)\n"
+    "      --include-system        also profile system and toolchain sources (/usr/include,\n"
+    "                              /usr/lib, /rustc, ~/.cargo/registry, ~/.rustup, ...)\n"
     "  -o, --output FILE           profile to append to (default: profile.coz)\n"
     "      --end-to-end            one experiment over the whole run\n"
     "      --fixed-line FILE:LINE  only speed up this line\n"
@@ -158,6 +162,11 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
         return false;
       }
       out->end_to_end = true;
+    } else if (arg == "--include-system") {
+      if (!no_value()) {
+        return false;
+      }
+      out->include_system = true;
     } else if (arg == "-b" || arg == "--binary-scope" || arg == "-s" || arg == "--source-scope") {
       if (!take_value(&v)) {
         return false;

@@ -10,6 +10,7 @@ namespace coz::cli {
 struct RunOptions {
   std::vector<std::string> binary_scope;
   std::vector<std::string> source_scope;
+  bool include_system = false;  // system and toolchain sources back in source scope
   std::string output = "profile.coz";
   bool end_to_end = false;
   std::string fixed_line;    // FILE:LINE or empty

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/display_names.h"
 #include "analysis/location.h"
 #include "output/json_writer.h"
 #include "output/report_output.h"
@@ -45,6 +46,14 @@ std::vector<size_t> ranks_in_groups(const analysis::Report& report) {
     ranks.push_back(same ? ranks.back() + 1 : 1);
   }
   return ranks;
+}
+
+std::unordered_map<std::string, std::string> display_lines(const analysis::Report& report) {
+  std::vector<std::string> lines;
+  for (const analysis::Series& s : report.series) {
+    lines.push_back(s.line);
+  }
+  return analysis::display_locations(lines);
 }
 
 std::string render_json(const RenderContext& ctx) {
@@ -115,6 +124,7 @@ std::string render_json(const RenderContext& ctx) {
 
   w.begin_array("series");
   std::vector<size_t> ranks = ranks_in_groups(r);
+  std::unordered_map<std::string, std::string> names = display_lines(r);
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
     std::string file;
@@ -123,6 +133,7 @@ std::string render_json(const RenderContext& ctx) {
     w.begin_object()
         .value("rank", ranks[i])
         .value("line", s.line)
+        .value("display", names.at(s.line))
         .value("file", file)
         .value("line_number", number)
         .value("point", s.point)
@@ -189,7 +200,7 @@ std::string render_csv(const RenderContext& ctx) {
   std::string out =
       "point,kind,load,rank,line,impact,impact_low,impact_high,slope,slope_low,slope_high,significant,"
       "contention,phase_factor,line_speedup,program_speedup,low,high,uncorrected,experiments,visits,"
-      "duration_ns,value_ns\n";
+      "duration_ns,value_ns,display\n";
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) {
@@ -205,8 +216,10 @@ std::string render_csv(const RenderContext& ctx) {
   auto opt = [&num](bool has, double v) { return has ? num(v) : std::string(); };
   const analysis::Report& r = ctx.report;
   std::vector<size_t> ranks = ranks_in_groups(r);
+  std::unordered_map<std::string, std::string> names = display_lines(r);
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
+    std::string tail = "," + quoted(names.at(s.line)) + "\n";
     std::string head = quoted(s.point) + "," + kind_name(s.kind) + "," + s.level.label() + "," +
                        std::to_string(ranks[i]) + "," + quoted(s.line) + "," + num(s.impact.value) + "," +
                        opt(s.impact.has_interval, s.impact.low) + "," + opt(s.impact.has_interval, s.impact.high) +
@@ -217,7 +230,7 @@ std::string render_csv(const RenderContext& ctx) {
       const Estimate& e = p.program_speedup;
       out += head + "," + num(p.line_speedup) + "," + num(e.value) + "," + opt(e.has_interval, e.low) + "," +
              opt(e.has_interval, e.high) + "," + num(p.uncorrected) + "," + std::to_string(p.experiments) + "," +
-             num(p.visits) + "," + num(p.duration_ns) + "," + num(p.value_ns) + "\n";
+             num(p.visits) + "," + num(p.duration_ns) + "," + num(p.value_ns) + tail;
     }
   }
   return out;

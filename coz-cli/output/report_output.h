@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/causal_profile.h"
@@ -25,7 +26,8 @@ std::string render_text(const RenderContext& ctx);
 // Each series' rank within its (progress point, load level) group, in report order: 1, 2, ...
 std::vector<size_t> ranks_in_groups(const analysis::Report& report);
 
-// "a.c:12" for "/src/a.c:12" when no other shown line has that base name.
-std::string short_line_name(const analysis::Report& report, const std::string& line);
+// Each series' line as the report shows it: the shortest path suffix that tells its file apart
+// from every other file in the report ("a/mod.rs:638", "a.c:12"; analysis/display_names.h).
+std::unordered_map<std::string, std::string> display_lines(const analysis::Report& report);
 
 }  // namespace coz::output

@@ -34,11 +34,6 @@ std::string percent(double v) {
   return buf;
 }
 
-std::string base_name(const std::string& line) {
-  size_t slash = line.rfind('/');
-  return slash == std::string::npos ? line : line.substr(slash + 1);
-}
-
 std::string family_title(const analysis::Series& s) {
   return "\"" + s.point + "\" (" + (s.kind == PointKind::kThroughput ? "throughput" : "latency") + "), load " +
          s.level.label();
@@ -62,7 +57,8 @@ std::string duration(double ns) {
   return buf;
 }
 
-void series_table(std::string* out, const RenderContext& ctx, size_t first, size_t end) {
+void series_table(std::string* out, const RenderContext& ctx,
+                  const std::unordered_map<std::string, std::string>& names, size_t first, size_t end) {
   const analysis::Report& r = ctx.report;
   int conf = static_cast<int>(std::lround(r.options.confidence * 100));
   appendf(out, "\n%s: %zu line%s\n", family_title(r.series[first]).c_str(), end - first, end - first == 1 ? "" : "s");
@@ -102,7 +98,7 @@ void series_table(std::string* out, const RenderContext& ctx, size_t first, size
       flag(buf);
     }
     appendf(out, "  %3zu  %-28s %-26s %7s %7s %7s %7s %5zu  %s\n", i - first + 1,
-            short_line_name(r, s.line).c_str(), impact.c_str(), at[0].c_str(), at[1].c_str(), at[2].c_str(),
+            names.at(s.line).c_str(), impact.c_str(), at[0].c_str(), at[1].c_str(), at[2].c_str(),
             at[3].c_str(), s.experiments, flags.c_str());
   }
 }
@@ -139,16 +135,6 @@ void scalability_table(std::string* out, const analysis::Report& r) {
 
 }  // namespace
 
-std::string short_line_name(const analysis::Report& report, const std::string& line) {
-  std::string base = base_name(line);
-  for (const analysis::Series& s : report.series) {
-    if (s.line != line && base_name(s.line) == base) {
-      return line;
-    }
-  }
-  return base;
-}
-
 std::string render_text(const RenderContext& ctx) {
   const analysis::Report& r = ctx.report;
   std::string out;
@@ -165,12 +151,13 @@ std::string render_text(const RenderContext& ctx) {
     appendf(&out, "warning: %s\n", w.c_str());
   }
   std::vector<size_t> ranks = ranks_in_groups(r);
+  std::unordered_map<std::string, std::string> names = display_lines(r);
   for (size_t first = 0; first < r.series.size();) {
     size_t end = first + 1;
     while (end < r.series.size() && ranks[end] != 1) {
       end++;
     }
-    series_table(&out, ctx, first, end);
+    series_table(&out, ctx, names, first, end);
     first = end;
   }
   scalability_table(&out, r);

@@ -139,6 +139,191 @@ std::string normalize_path(const char* raw) {
   return out.empty() ? std::string(in) : out;
 }
 
+// The inlined calls of one compilation unit made from lines in scope, read by walking its DIE
+// tree once: each DW_TAG_inlined_subroutine whose call site (DW_AT_call_file, DW_AT_call_line) is
+// in scope, and its code as non-overlapping segments (DWARF addresses) naming the innermost such
+// call that holds them. Lets a line-table row in a file out of scope (std::sort's body in
+// stl_algo.h) be credited to the in-scope line that the code was inlined into (main.cpp:24).
+// The walk skips what cannot matter, since the library's own inline frames are most of the DIEs:
+// functions without rows both in and out of scope, inlined calls made from files out of scope,
+// and inlined calls with no row in scope inside (library functions, such as std::sort itself).
+// So user code inlined into library code inlined into user code (a comparator's callees inside
+// an inlined std::sort) is credited to the outer user line (the sort call).
+class InlineCalls {
+ public:
+  struct Call {
+    uint32_t file;  // index into the CU's file table
+    uint32_t line;
+  };
+  struct Segment {
+    Dwarf_Addr lo, hi;
+    int32_t call;  // innermost in-scope inlined call holding [lo, hi)
+  };
+
+  // Reads `cudie`'s inlined calls made from files that `file_in_scope` (by index in the CU's
+  // file table) accepts, in the functions whose code has rows both in and out of scope (sorted
+  // DWARF addresses of the rows' starts): a function with none out of scope has nothing to
+  // credit, and one with none in scope (an out-of-line library template) has no user code inlined
+  // into it to take the credit.
+  template <typename InScope>
+  void read(Dwarf_Die* cudie, const std::vector<Dwarf_Addr>* in_scope,
+            const std::vector<Dwarf_Addr>* out_of_scope, InScope&& file_in_scope) {
+    calls_.clear();
+    segments_.clear();
+    raw_.clear();
+    in_scope_ = in_scope;
+    out_of_scope_ = out_of_scope;
+    walk(cudie, 0, &raw_, file_in_scope);
+    flatten(&raw_);
+  }
+
+  const std::vector<Call>& calls() const { return calls_; }
+  const std::vector<Segment>& segments() const { return segments_; }
+
+  // The first segment that ends after `addr`, or segments().end().
+  std::vector<Segment>::const_iterator first_after(Dwarf_Addr addr) const {
+    return std::upper_bound(segments_.begin(), segments_.end(), addr,
+                            [](Dwarf_Addr a, const Segment& s) { return a < s.hi; });
+  }
+
+ private:
+  struct Raw {
+    Dwarf_Addr lo, hi;
+    int32_t call;
+    uint32_t depth;
+  };
+
+  // Visits only the DIEs that can hold code: namespaces, concrete functions, lexical blocks
+  // and inlined calls. Types are skipped whole (libdw jumps over them with DW_AT_sibling).
+  template <typename InScope>
+  void walk(Dwarf_Die* parent, uint32_t depth, std::vector<Raw>* raw, InScope& file_in_scope) {
+    Dwarf_Die child;
+    if (depth > 256 || dwarf_child(parent, &child) != 0) {
+      return;
+    }
+    do {
+      switch (dwarf_tag(&child)) {
+        case DW_TAG_inlined_subroutine: {
+          Dwarf_Attribute attr;
+          Dwarf_Word file = 0, line = 0;
+          if (dwarf_formudata(dwarf_attr(&child, DW_AT_call_file, &attr), &file) != 0 ||
+              dwarf_formudata(dwarf_attr(&child, DW_AT_call_line, &attr), &line) != 0 ||
+              line == 0 || line > INT32_MAX || file > UINT32_MAX ||
+              !file_in_scope(static_cast<uint32_t>(file))) {
+            break;  // made from library code: its addresses belong to the enclosing call
+          }
+          auto id = static_cast<int32_t>(calls_.size());
+          calls_.push_back({static_cast<uint32_t>(file), static_cast<uint32_t>(line)});
+          Dwarf_Addr base = 0, start = 0, end = 0;
+          bool user_code = false;  // rows in scope inside: the inlined function is the user's
+          for (ptrdiff_t off = 0; (off = dwarf_ranges(&child, off, &base, &start, &end)) > 0;) {
+            if (end > start) {
+              raw->push_back({start, end, id, depth + 1});
+              user_code = user_code || any_within(*in_scope_, start, end);
+            }
+          }
+          if (user_code) {  // a library function's body holds no call made from user code
+            walk(&child, depth + 1, raw, file_in_scope);
+          }
+          break;
+        }
+        case DW_TAG_subprogram:
+          // Abstract instances (DW_AT_inline) and declarations have no code.
+          if (!dwarf_hasattr(&child, DW_AT_inline) && worth_reading(&child)) {
+            walk(&child, 0, raw, file_in_scope);
+          }
+          break;
+        case DW_TAG_lexical_block:
+          walk(&child, depth, raw, file_in_scope);
+          break;
+        case DW_TAG_namespace:
+          walk(&child, 0, raw, file_in_scope);
+          break;
+        default:
+          break;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+
+  static bool any_within(const std::vector<Dwarf_Addr>& sorted, Dwarf_Addr lo, Dwarf_Addr hi) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), lo);
+    return it != sorted.end() && *it < hi;
+  }
+
+  bool worth_reading(Dwarf_Die* function) const {
+    Dwarf_Addr base = 0, start = 0, end = 0;
+    bool in = false, out = false;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(function, off, &base, &start, &end)) > 0;) {
+      in = in || any_within(*in_scope_, start, end);
+      out = out || any_within(*out_of_scope_, start, end);
+      if (in && out) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Inlined ranges nest: sweeping them by start, outer first, with a stack of the open ones
+  // gives each stretch of code to the innermost open range.
+  void flatten(std::vector<Raw>* raw) {
+    std::sort(raw->begin(), raw->end(), [](const Raw& a, const Raw& b) {
+      if (a.lo != b.lo) {
+        return a.lo < b.lo;
+      }
+      return a.depth != b.depth ? a.depth < b.depth : a.hi > b.hi;
+    });
+    std::vector<const Raw*> open;
+    Dwarf_Addr pos = 0;
+    auto emit = [this](Dwarf_Addr lo, Dwarf_Addr hi, int32_t call) {
+      if (hi <= lo) {
+        return;
+      }
+      if (!segments_.empty() && segments_.back().call == call && segments_.back().hi == lo) {
+        segments_.back().hi = hi;
+      } else {
+        segments_.push_back({lo, hi, call});
+      }
+    };
+    auto close_until = [&](Dwarf_Addr limit) {
+      while (!open.empty() && open.back()->hi <= limit) {
+        emit(pos, open.back()->hi, open.back()->call);
+        pos = std::max(pos, open.back()->hi);
+        open.pop_back();
+      }
+    };
+    for (const Raw& r : *raw) {
+      close_until(r.lo);
+      if (!open.empty()) {
+        emit(pos, r.lo, open.back()->call);
+      }
+      pos = std::max(pos, r.lo);
+      open.push_back(&r);
+    }
+    close_until(UINT64_MAX);
+  }
+
+  std::vector<Call> calls_;
+  std::vector<Segment> segments_;  // sorted, non-overlapping
+  std::vector<Raw> raw_;           // scratch, kept to reuse its memory
+  const std::vector<Dwarf_Addr>* in_scope_ = nullptr;
+  const std::vector<Dwarf_Addr>* out_of_scope_ = nullptr;
+};
+
+// A source file's name as the profile gives it: a relative name (rustc writes them, with a
+// relative directory that libdw does not join to the unit's) is taken from the unit's
+// DW_AT_comp_dir, and "/./" and "dir/../" are collapsed.
+std::string source_name(const char* src, const char* comp_dir) {
+  if (src[0] != '/' && comp_dir && comp_dir[0] == '/') {
+    return normalize_path((std::string(comp_dir) + "/" + src).c_str());
+  }
+  return normalize_path(src);
+}
+
+const char* comp_dir_of(Dwarf_Die* cudie) {
+  Dwarf_Attribute attr;
+  return dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
+}
+
 // Turns CU line tables into in-scope ranges at runtime addresses. libdw keeps each sequence's
 // rows together, in address order, ending with an end_sequence row. A sequence whose first
 // address is outside every executable segment belongs to code the linker discarded (its
@@ -153,7 +338,15 @@ class RangeCollector {
         functions_(std::move(functions)),
         bias_(bias) {}
 
-  void add_cu(Dwarf_Lines* lines, size_t count, std::vector<AddressRange>* ranges) {
+  // Rows in a file out of scope are credited to the innermost inlined call site in scope that
+  // holds them (see InlineCalls); rows with none (out-of-line library code) are left out, so
+  // their samples fall to the call chain.
+  void add_cu(Dwarf_Die* cudie, Dwarf_Lines* lines, size_t count,
+              std::vector<AddressRange>* ranges) {
+    comp_dir_ = comp_dir_of(cudie);
+    rows_.clear();
+    in_scope_.clear();
+    out_of_scope_.clear();
     const ExecSegment* segment = nullptr;  // of the current sequence; null: skip the sequence
     bool sequence_start = true;
     for (size_t i = 0; i + 1 < count; i++) {
@@ -182,14 +375,53 @@ class RangeCollector {
       if (hi <= lo) {
         continue;
       }
-      SourceLine* line = resolve(l, static_cast<uint32_t>(number));
-      if (!line) {
+      const std::string* file = resolve_file(dwarf_linesrc(l, nullptr, nullptr));
+      rows_.push_back({lo, hi, file, static_cast<uint32_t>(number)});
+      (file ? in_scope_ : out_of_scope_).push_back(addr);
+    }
+    if (out_of_scope_.empty() || in_scope_.empty()) {
+      for (const Row& row : rows_) {
+        if (row.file) {
+          emit(row.lo, row.hi, line_of(row.file, row.number), ranges);
+        }
+      }
+      return;
+    }
+
+    std::sort(in_scope_.begin(), in_scope_.end());
+    std::sort(out_of_scope_.begin(), out_of_scope_.end());
+    Dwarf_Files* files = nullptr;
+    size_t file_count = 0;
+    if (dwarf_getsrcfiles(cudie, &files, &file_count) != 0) {
+      file_count = 0;
+    }
+    cu_files_.assign(file_count, kUnresolvedFile);
+    auto file_at = [&](uint32_t index) -> const std::string* {
+      if (index >= file_count) {
+        return nullptr;
+      }
+      if (cu_files_[index] == kUnresolvedFile) {
+        cu_files_[index] = resolve_file(dwarf_filesrc(files, index, nullptr, nullptr));
+      }
+      return cu_files_[index];
+    };
+    inlined_.read(cudie, &in_scope_, &out_of_scope_,
+                  [&](uint32_t index) { return file_at(index) != nullptr; });
+    call_lines_.clear();
+    for (const InlineCalls::Call& call : inlined_.calls()) {
+      call_lines_.push_back(line_of(file_at(call.file), call.line));
+    }
+    for (const Row& row : rows_) {
+      if (row.file) {
+        emit(row.lo, row.hi, line_of(row.file, row.number), ranges);
         continue;
       }
-      if (!ranges->empty() && ranges->back().line == line && ranges->back().hi == lo) {
-        ranges->back().hi = hi;  // extend the previous range of the same line
-      } else {
-        ranges->push_back({lo, hi, line});
+      // Split [lo, hi) over the inlined calls that hold it.
+      Dwarf_Addr dlo = row.lo - bias_, dhi = row.hi - bias_;
+      for (auto it = inlined_.first_after(dlo); it != inlined_.segments().end() && it->lo < dhi;
+           ++it) {
+        emit(std::max(dlo, it->lo) + bias_, std::min(dhi, it->hi) + bias_, call_lines_[it->call],
+             ranges);
       }
     }
   }
@@ -197,26 +429,40 @@ class RangeCollector {
   size_t distinct_lines() const { return seen_.size(); }
 
  private:
-  SourceLine* resolve(Dwarf_Line* l, uint32_t number) {
-    const char* src = dwarf_linesrc(l, nullptr, nullptr);
+  static inline const std::string* const kUnresolvedFile =
+      reinterpret_cast<const std::string*>(uintptr_t{1});
+
+  static void emit(uintptr_t lo, uintptr_t hi, SourceLine* line,
+                   std::vector<AddressRange>* ranges) {
+    if (!ranges->empty() && ranges->back().line == line && ranges->back().hi == lo) {
+      ranges->back().hi = hi;  // extend the previous range of the same line
+    } else {
+      ranges->push_back({lo, hi, line});
+    }
+  }
+
+  // The interned name of a source file in scope, or nullptr.
+  const std::string* resolve_file(const char* src) {
     if (!src) {
       return nullptr;
     }
-    auto f = files_.find(src);
+    const char* comp_dir = src[0] == '/' ? nullptr : comp_dir_;
+    auto f = files_.find({src, comp_dir});
     if (f == files_.end()) {
-      std::string name = normalize_path(src);
+      std::string name = source_name(src, comp_dir);
       const std::string* interned = scope_.includes_source(name) ? table_->intern_file(name) : nullptr;
-      f = files_.emplace(src, interned).first;
+      f = files_.emplace(std::make_pair(src, comp_dir), interned).first;
     }
-    if (!f->second) {
-      return nullptr;
-    }
-    uint64_t key = (reinterpret_cast<uintptr_t>(f->second) << 20) ^ number;
+    return f->second;
+  }
+
+  SourceLine* line_of(const std::string* file, uint32_t number) {
+    uint64_t key = (reinterpret_cast<uintptr_t>(file) << 20) ^ number;
     auto it = seen_.find(key);
-    if (it != seen_.end() && *it->second->file == *f->second && it->second->line == number) {
+    if (it != seen_.end() && *it->second->file == *file && it->second->line == number) {
       return it->second;
     }
-    SourceLine* line = table_->intern_line(f->second, number);
+    SourceLine* line = table_->intern_line(file, number);
     seen_[key] = line;
     return line;
   }
@@ -254,8 +500,27 @@ class RangeCollector {
   std::vector<ExecSegment> segments_;   // runtime addresses
   std::vector<ExecSegment> functions_;  // runtime addresses, sorted
   uintptr_t bias_;                     // DWARF address -> runtime address
-  std::unordered_map<const char*, const std::string*> files_;  // libdw's names are stable
+  struct PairHash {
+    size_t operator()(const std::pair<const char*, const char*>& p) const {
+      return std::hash<const char*>()(p.first) * 31 + std::hash<const char*>()(p.second);
+    }
+  };
+  // (name, unit directory for a relative name) -> interned name, or nullptr out of scope.
+  // libdw's strings are stable.
+  std::unordered_map<std::pair<const char*, const char*>, const std::string*, PairHash> files_;
+  const char* comp_dir_ = nullptr;  // of the unit being read
   std::unordered_map<uint64_t, SourceLine*> seen_;
+  // Scratch for add_cu, kept to reuse its memory.
+  struct Row {
+    uintptr_t lo, hi;
+    const std::string* file;  // nullptr: out of scope
+    uint32_t number;
+  };
+  std::vector<Row> rows_;
+  std::vector<Dwarf_Addr> in_scope_, out_of_scope_;  // DWARF addresses of the rows' starts
+  InlineCalls inlined_;
+  std::vector<const std::string*> cu_files_;  // the unit's file table, resolved on demand
+  std::vector<SourceLine*> call_lines_;         // per inlined call: its call line
 };
 
 }  // namespace
@@ -412,7 +677,8 @@ DebugProbe probe_debug_info(const LoadedObject& object, const Scope& scope,
     any_lines = true;
     for (size_t i = 0; i < count && !probe.source_in_scope; i++) {
       const char* name = dwarf_filesrc(files, i, nullptr, nullptr);
-      probe.source_in_scope = name && scope.includes_source(normalize_path(name));
+      probe.source_in_scope =
+          name && scope.includes_source(source_name(name, comp_dir_of(cudie)));
     }
     return !probe.source_in_scope;
   });
@@ -446,7 +712,7 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
     size_t count = 0;
     if (dwarf_getsrclines(cudie, &lines, &count) == 0) {
       units_with_lines++;
-      collector.add_cu(lines, count, &kept);
+      collector.add_cu(cudie, lines, count, &kept);
     }
     return true;
   });

@@ -40,6 +40,9 @@ Config Config::from_environment(std::vector<std::string>* errors) {
   if (const char* v = get(env::kSourceScope)) {
     c.source_scope = Scope::split_list(v);
   }
+  if (const char* v = get(env::kIncludeSystem)) {
+    c.include_system = v[0] == '1';
+  }
   if (const char* v = get(env::kEndToEnd)) {
     c.end_to_end = v[0] == '1';
   }

@@ -18,7 +18,8 @@ inline constexpr size_t kMaxSampledPoints = 16;
 struct Config {
   std::string output = "profile.coz";
   std::vector<std::string> binary_scope;  // empty: MAIN
-  std::vector<std::string> source_scope;  // empty: everything
+  std::vector<std::string> source_scope;  // empty: everything but system and toolchain files
+  bool include_system = false;            // system and toolchain files in source scope too
   bool end_to_end = false;
   std::string fixed_line;      // FILE:LINE, or empty
   int fixed_speedup = -1;      // 0-100, or -1 for random
@@ -44,6 +45,7 @@ namespace env {
 inline constexpr const char* kOutput = "COZ_OUTPUT";
 inline constexpr const char* kBinaryScope = "COZ_BINARY_SCOPE";
 inline constexpr const char* kSourceScope = "COZ_SOURCE_SCOPE";
+inline constexpr const char* kIncludeSystem = "COZ_INCLUDE_SYSTEM";
 inline constexpr const char* kEndToEnd = "COZ_END_TO_END";
 inline constexpr const char* kFixedLine = "COZ_FIXED_LINE";
 inline constexpr const char* kFixedSpeedup = "COZ_FIXED_SPEEDUP";

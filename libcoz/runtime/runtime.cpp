@@ -123,7 +123,7 @@ std::string format_ms(uint64_t ns) {
 
 Runtime::Runtime(Config config, ProgressPoints& points)
     : config_(std::move(config)),
-      scope_(config_.binary_scope, config_.source_scope),
+      scope_(config_.binary_scope, config_.source_scope, config_.include_system),
       points_(points) {}
 
 void Runtime::report(const std::string& message, bool always) const {
@@ -180,10 +180,11 @@ bool Runtime::start() {
   });
   bool only_main = scope_.binary_patterns().size() == 1 && scope_.binary_patterns()[0] == "MAIN";
   if (lines_in_scope == 0 && only_main) {
+    std::string scope = config_.source_scope.empty() ? "% but system files" : "as given";
     std::string why = first_problem.empty()
                           ? "no source line in scope has debug information (source scope: " +
-                                std::string(config_.source_scope.empty() ? "%" : "as given") +
-                                "); compile with -g or widen --source-scope"
+                                scope + "); compile with -g, or widen --source-scope or add "
+                                "--include-system"
                           : first_problem;
     report("error: " + why + "; running the program without profiling", true);
     return false;

@@ -142,6 +142,38 @@ test('the load toggle shows one series per level', async () => {
   await page.close();
 });
 
+// Hovers the first point of a card's chart and returns the tooltip's text.
+async function pointTooltip(page, card) {
+  await card.locator('g.mark-symbol path').first().hover();
+  const tip = page.locator('#vg-tooltip-element');
+  await tip.waitFor({ state: 'visible', timeout: 10000 });
+  return tip.textContent();
+}
+
+test('files with the same base name get distinct titles, the full path in tooltips', async () => {
+  const { page, problems } = await open(plot('mod_rs.coz', '--no-source'));
+  const titles = await page.locator('.chart-card').evaluateAll((cards) => cards.map((c) => {
+    const h3 = c.querySelector('h3');
+    return [h3.firstChild.textContent, h3.title, c.dataset.line];
+  }));
+  assert.deepEqual(titles.sort(), [
+    ['main.rs:17', '/home/u/proj/src/main.rs:17', '/home/u/proj/src/main.rs:17'],
+    ['net/mod.rs:42', '/home/u/proj/src/net/mod.rs:42', '/home/u/proj/src/net/mod.rs:42'],
+    ['ptr/mod.rs:638', '/rustc/90b35a623/library/core/src/ptr/mod.rs:638', '/rustc/90b35a623/library/core/src/ptr/mod.rs:638'],
+  ]);
+  const net = page.locator('.chart-card', { has: page.locator('h3[title="/home/u/proj/src/net/mod.rs:42"]') });
+  assert.match(await pointTooltip(page, net), /\/home\/u\/proj\/src\/net\/mod\.rs:42/);
+  await page.screenshot({ path: path.join(artifacts, 'viewer-mod-rs.png'), fullPage: true });
+
+  // The filter matches the shown name and the full path alike.
+  await setAndWait(page, () => page.fill('#filter', 'ptr/mod.rs:638'));
+  assert.deepEqual(await cardLines(page), ['/rustc/90b35a623/library/core/src/ptr/mod.rs:638']);
+  await setAndWait(page, () => page.fill('#filter', '/home/u/proj/'));
+  assert.deepEqual((await cardLines(page)).sort(), ['/home/u/proj/src/main.rs:17', '/home/u/proj/src/net/mod.rs:42']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('markup in profile strings renders as text and runs no script', async () => {
   const { page, problems } = await open(plot('hostile.coz'));
   assert.equal(await page.evaluate(() => window.__xss), undefined);
@@ -149,6 +181,7 @@ test('markup in profile strings renders as text and runs no script', async () =>
   assert.match(await page.locator('.chart-card h3').first().textContent(), /<img src=x onerror=window.__xss=1>\.c:3/);
   assert.match(await page.locator('#warnings').textContent(), /<img src=y onerror=window.__xss=3>/);
   assert.match(await page.locator('#point').textContent(), /<script>window.__xss=2<\/script>/);
+  assert.match(await pointTooltip(page, page.locator('.chart-card').first()), /<img src=x onerror=window.__xss=1>\.c:3/);
   await page.locator('.chart-card').first().click({ position: { x: 20, y: 10 } });
   assert.equal(await page.locator('#source').isVisible(), true);
   assert.equal(await page.evaluate(() => window.__xss), undefined);

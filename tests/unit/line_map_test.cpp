@@ -118,6 +118,49 @@ TEST(LineMap, SourceScopeFiltersLines) {
   EXPECT_EQ(lines->lines_in_scope, 0u);
 }
 
+// sort_threads is C++ built -O2 -g whose std::sort is partly inlined into one call line. With
+// system files out of scope (the default), code whose innermost line is in the C++ headers goes
+// to the user's line it was inlined into; out-of-line template instances (std::__introsort_loop,
+// all header lines) map to nothing, so their samples fall to the call chain.
+TEST(LineMap, InlinedSystemCodeIsCreditedToItsCallLine) {
+  std::string path = fixture("sort_threads");
+  std::string source = program_source("sort_threads.cpp");
+  std::string call = source + ":" + std::to_string(marker_line(source, "sort_call"));
+  LineTable table;
+  auto user = load_object_lines(LoadedObject{path, 0, true}, Scope(), &table);
+  auto all = load_object_lines(LoadedObject{path, 0, true}, Scope({}, {}, true), &table);
+  ASSERT_EQ(user->status, DebugInfoStatus::kOk) << user->message;
+  ASSERT_EQ(all->status, DebugInfoStatus::kOk) << all->message;
+  for (const AddressRange& r : user->ranges) {
+    EXPECT_EQ(*r.line->file, source) << r.line->name();
+  }
+  for (size_t i = 1; i < user->ranges.size(); i++) {
+    EXPECT_LE(user->ranges[i - 1].hi, user->ranges[i].lo);
+  }
+  size_t to_call = 0, to_nothing = 0;
+  Scope defaults;
+  for (const AddressRange& r : all->ranges) {
+    if (!defaults.is_system_source(*r.line->file)) {
+      // User lines keep their addresses.
+      const AddressRange* u = user->lookup(r.lo);
+      ASSERT_NE(u, nullptr) << r.line->name();
+      EXPECT_EQ(u->line, r.line);
+      continue;
+    }
+    for (uintptr_t a = r.lo; a < r.hi; a++) {
+      const AddressRange* u = user->lookup(a);
+      if (!u) {
+        to_nothing++;
+      } else if (u->line->name() == call) {
+        to_call++;
+      }
+    }
+  }
+  EXPECT_GE(to_call, 64u) << "bytes of inlined std::sort credited to " << call;
+  EXPECT_GT(to_nothing, 0u) << "out-of-line std::__introsort_loop stays out of scope";
+  EXPECT_LT(user->lines_in_scope, all->lines_in_scope);
+}
+
 TEST(LineMap, ProbeStopsAtFirstSourceInScope) {
   DebugProbe ok = probe_debug_info(LoadedObject{fixture("fixture_dwarf5"), 0, true}, Scope());
   EXPECT_EQ(ok.status, DebugInfoStatus::kOk);

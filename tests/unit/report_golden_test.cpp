@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "analysis/causal_profile.h"
 #include "analysis/profile_data.h"
@@ -211,6 +212,29 @@ TEST_F(Golden, CozJsonLinesProfile) {
   expect_curve(r.series[0], {{0, 0}, {0.1, 0.05}, {0.2, 0.1}, {0.5, 0.25}, {1.0, 0.5}});
   EXPECT_TRUE(data_.inputs()[0].errors.empty());
   expect_golden(r, "coz_jsonl");
+}
+
+// Two files named mod.rs (a Rust crate's module and the toolchain's): the report, the JSON and the
+// CSV show each by the shortest path suffix that tells them apart; main.rs stays a base name.
+TEST_F(Golden, SameBaseNamesGetDistinctDisplayNames) {
+  Report r = analyse_files({"mod_rs.coz"});
+  ASSERT_EQ(r.series.size(), 3u);
+  std::unordered_map<std::string, std::string> names = output::display_lines(r);
+  EXPECT_EQ(names.at("/rustc/90b35a623/library/core/src/ptr/mod.rs:638"), "ptr/mod.rs:638");
+  EXPECT_EQ(names.at("/home/u/proj/src/net/mod.rs:42"), "net/mod.rs:42");
+  EXPECT_EQ(names.at("/home/u/proj/src/main.rs:17"), "main.rs:17");
+  output::RenderContext ctx{r, data_, "impact"};
+  std::string text = output::render_text(ctx);
+  EXPECT_NE(text.find(" net/mod.rs:42 "), std::string::npos) << text;
+  EXPECT_NE(text.find(" ptr/mod.rs:638 "), std::string::npos) << text;
+  EXPECT_EQ(text.find("/home/u"), std::string::npos) << text;
+  std::string csv = output::render_csv(ctx);
+  std::string header = csv.substr(0, csv.find('\n'));
+  // The last column, so readers that count columns keep theirs.
+  EXPECT_EQ(header.substr(header.rfind(',')), ",display") << header;
+  EXPECT_NE(csv.find(",\"/home/u/proj/src/net/mod.rs:42\","), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"net/mod.rs:42\"\n"), std::string::npos) << csv;
+  expect_golden(r, "mod_rs");
 }
 
 TEST_F(Golden, TruncatedProfileKeepsEverythingBeforeTheCut) {

@@ -28,13 +28,14 @@ TEST(RunOptions, Defaults) {
   EXPECT_EQ(o.sampling_period_ns, 1000000u);
   EXPECT_EQ(o.fixed_speedup, -1);
   EXPECT_FALSE(o.end_to_end);
+  EXPECT_FALSE(o.include_system);
   EXPECT_TRUE(o.binary_scope.empty());
 }
 
 TEST(RunOptions, EveryOption) {
   RunOptions o = parse_ok({"-b", "MAIN,%libx%", "--binary-scope=%liby%", "-s", "%/src/%", "-o", "out.coz",
                            "--end-to-end", "--fixed-line", "main.c:42", "--fixed-speedup", "35",
-                           "--sampling-period", "500us", "-v", "--", "prog"});
+                           "--sampling-period", "500us", "-v", "--include-system", "--", "prog"});
   EXPECT_EQ(o.binary_scope, (std::vector<std::string>{"MAIN", "%libx%", "%liby%"}));
   EXPECT_EQ(o.source_scope, (std::vector<std::string>{"%/src/%"}));
   EXPECT_EQ(o.output, "out.coz");
@@ -43,6 +44,7 @@ TEST(RunOptions, EveryOption) {
   EXPECT_EQ(o.fixed_speedup, 35);
   EXPECT_EQ(o.sampling_period_ns, 500000u);
   EXPECT_TRUE(o.verbose);
+  EXPECT_TRUE(o.include_system);
   EXPECT_EQ(o.command, (std::vector<std::string>{"prog"}));
 }
 

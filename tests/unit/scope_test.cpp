@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace coz {
 namespace {
 
@@ -20,12 +22,78 @@ TEST(PatternMatches, Wildcards) {
   EXPECT_TRUE(pattern_matches("%%", "abc"));
 }
 
-TEST(Scope, DefaultsAreMainAndEverything) {
+TEST(Scope, DefaultsAreMainAndEverythingButSystemFiles) {
   Scope s;
   EXPECT_TRUE(s.includes_binary("/tmp/prog", true));
   EXPECT_FALSE(s.includes_binary("/usr/lib/libc.so.6", false));
   EXPECT_TRUE(s.includes_source("/tmp/prog.c"));
-  EXPECT_TRUE(s.includes_source("/usr/include/c++/12/bits/stl_vector.h"));
+  EXPECT_TRUE(s.includes_source("/usr/src/app/main.cpp"));
+  EXPECT_TRUE(s.includes_source("/usr/includes.c"));  // a prefix of a root is not under it
+  for (const char* system : {"/usr/include/c++/12/bits/stl_vector.h", "/usr/include/stdio.h",
+                             "/usr/local/include/boost/any.hpp",
+                             "/usr/lib/gcc/x86_64-linux-gnu/12/include/emmintrin.h",
+                             "/usr/lib/llvm-14/lib/clang/14.0.6/include/xmmintrin.h",
+                             "/rustc/90b35a62/library/core/src/ptr/mod.rs",
+                             "/rust/deps/memchr-2.7.6/src/memchr.rs"}) {
+    EXPECT_FALSE(s.includes_source(system)) << system;
+    EXPECT_TRUE(s.is_system_source(system)) << system;
+  }
+}
+
+TEST(Scope, CargoAndRustupHomesAreSystem) {
+  const char* old_home = getenv("HOME");
+  std::string home = old_home ? old_home : "";
+  setenv("HOME", "/home/me", 1);
+  setenv("CARGO_HOME", "/opt/cargo/", 1);
+  setenv("RUSTUP_HOME", "/opt/rustup", 1);
+  Scope s;
+  unsetenv("CARGO_HOME");
+  unsetenv("RUSTUP_HOME");
+  if (old_home) {
+    setenv("HOME", home.c_str(), 1);
+  } else {
+    unsetenv("HOME");
+  }
+  for (const char* system :
+       {"/home/me/.cargo/registry/src/index.crates.io-6f17d22bba15001f/coz-0.1.3/src/lib.rs",
+        "/home/me/.cargo/git/checkouts/x/src/lib.rs",
+        "/home/me/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/lib/rustlib/src/lib.rs",
+        "/opt/cargo/registry/src/x/lib.rs", "/opt/cargo/git/checkouts/y/lib.rs",
+        "/opt/rustup/toolchains/z/lib.rs"}) {
+    EXPECT_FALSE(s.includes_source(system)) << system;
+  }
+  EXPECT_TRUE(s.includes_source("/home/me/.cargo/bin/notes.rs"));  // only registry and git
+  EXPECT_TRUE(s.includes_source("/home/me/project/src/main.rs"));
+}
+
+TEST(Scope, IncludeSystemPutsSystemFilesBack) {
+  Scope s({}, {}, true);
+  EXPECT_TRUE(s.includes_source("/usr/include/c++/12/bits/stl_algo.h"));
+  EXPECT_TRUE(s.includes_source("/rustc/abc/library/core/src/ptr/mod.rs"));
+  EXPECT_TRUE(s.includes_source("/tmp/prog.c"));
+  EXPECT_FALSE(s.includes_source("/usr/include/coz.h"));
+  Scope narrowed({}, {"%.rs"}, true);
+  EXPECT_TRUE(narrowed.includes_source("/rustc/abc/library/core/src/ptr/mod.rs"));
+  EXPECT_FALSE(narrowed.includes_source("/usr/include/stdio.h"));
+}
+
+// A pattern that starts with a literal names its files, system ones too; a pattern that starts
+// with a wildcard (`%`, `%.h`, `*/bits/*`) does not reach into system directories.
+TEST(Scope, PatternsNamingSystemFilesIncludeThem) {
+  Scope s({}, {"/usr/include/%", "stl_algo.h", "%.h", "*/bits/*"});
+  EXPECT_TRUE(s.includes_source("/usr/include/stdio.h"));
+  EXPECT_TRUE(s.includes_source("/usr/include/c++/12/bits/stl_algo.h"));
+  EXPECT_FALSE(s.includes_source("/usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h"));
+  EXPECT_FALSE(s.includes_source("/usr/local/include/bits/x.c"));
+  EXPECT_TRUE(s.includes_source("/home/me/src/util.h"));
+  EXPECT_TRUE(s.includes_source("/home/me/bits/util.c"));
+  EXPECT_FALSE(s.includes_source("/usr/include/coz.h"));
+}
+
+TEST(Scope, ExplicitSystemRoots) {
+  Scope s({}, {}, false, {"/sdk/"});
+  EXPECT_FALSE(s.includes_source("/sdk/include/x.h"));
+  EXPECT_TRUE(s.includes_source("/usr/include/stdio.h"));
 }
 
 TEST(Scope, CozHeaderIsNeverInScope) {
