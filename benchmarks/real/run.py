@@ -7,7 +7,8 @@ the COZ_SPIN_LINE) into a hot path of each, and builds them.
 
 (a) attribution: `coz run` with default options on the workload with COZ_SPIN=0, then
     `coz report --json`: are the top-ranked lines, and the most-sampled lines, in the program's
-    own source (not the driver, /usr/include, /rustc, other crates, libc)?
+    own source or the driver that calls it (the user's code), not /usr/include, /rustc, other
+    crates or libc?
 (b) accuracy: the real effect of removing 50% and 100% of the line (COZ_SPIN halved, zeroed:
     1 - T(S')/T(S), T the process's wall time for a fixed number of progress visits) against
     `coz run --end-to-end --fixed-line L --fixed-speedup 50|100` predictions on the program at
@@ -160,7 +161,7 @@ def attribution(name, info, wl, scratch):
                      f"impact {s['impact']['value'] if isinstance(s['impact'], dict) else s['impact']:.3g}"))
     for loc, count in top_sampled:
         rows.append(("sampled", loc, classify(loc.rsplit(":", 1)[0], name, info["src"]), f"{100 * count / total:.1f}% of samples"))
-    ok = bool(rows) and all(kind == "own" for _, _, kind, _ in rows)
+    ok = bool(rows) and all(kind in ("own", "driver") for _, _, kind, _ in rows)
     return ok, rows, (min_points if ranked else None)
 
 def wall(binary, args, env, cwd):
