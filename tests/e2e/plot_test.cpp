@@ -115,15 +115,10 @@ TEST(CozPlot, ClearErrors) {
   EXPECT_NE(place.err.find("cannot write"), std::string::npos) << place.err;
 }
 
-// Sends one request to 127.0.0.1:port and returns the whole response.
-std::string http_get(int port, const std::string& target) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
+// Sends one request to the server and returns the whole response.
+std::string http_get(const test::PlotServer& server, const std::string& target) {
+  int fd = server.connect_to();
+  if (fd < 0) {
     return "";
   }
   std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
@@ -143,11 +138,11 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
   int port = server.port();
   ASSERT_GT(port, 0);
 
-  std::string page = http_get(port, "/");
+  std::string page = http_get(server, "/");
   EXPECT_EQ(page.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << page.substr(0, 200);
   EXPECT_NE(page.find("coz-amp-report"), std::string::npos);
   for (const char* other : {"/../../../etc/passwd", "/etc/passwd", "/index.html/../x", "/profile.coz"}) {
-    std::string r = http_get(port, other);
+    std::string r = http_get(server, other);
     EXPECT_EQ(r.rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << other << ": " << r.substr(0, 200);
     EXPECT_EQ(r.find("root:"), std::string::npos) << other;
   }
@@ -163,7 +158,7 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
   // A client that sends nothing does not block the next one.
   int idle = server.connect_to();
   ASSERT_GE(idle, 0);
-  EXPECT_EQ(http_get(port, "/").rfind("HTTP/1.1 200 OK", 0), 0u);
+  EXPECT_EQ(http_get(server, "/").rfind("HTTP/1.1 200 OK", 0), 0u);
   close(idle);
 
   // The listening socket is bound to 127.0.0.1 (0100007F in /proc/net/tcp), not to every address.
