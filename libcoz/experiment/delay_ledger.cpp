@@ -3,17 +3,15 @@
 
 namespace coz {
 
-void DelayLedger::begin(uint64_t delay_ns, bool amplifying) {
+void DelayLedger::begin(uint64_t delay_ns) {
   delay_ns_.store(delay_ns, std::memory_order_release);
   uint64_t epoch = (unpack_epoch(global_.load(std::memory_order_acquire)) + 1) & kEpochMask;
   global_.store(pack(epoch, 0), std::memory_order_release);
-  inserting_.store(delay_ns != 0 || amplifying, std::memory_order_release);
   active_.store(true, std::memory_order_release);
 }
 
 void DelayLedger::end() {
   active_.store(false, std::memory_order_release);
-  inserting_.store(false, std::memory_order_release);
   delay_ns_.store(0, std::memory_order_release);
 }
 

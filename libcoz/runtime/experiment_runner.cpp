@@ -95,7 +95,7 @@ void ExperimentRunner::begin(SourceLine* line) {
   open_.points = snapshot();
   state_.selected_samples.store(0, std::memory_order_relaxed);
   state_.reset_arrivals();
-  state_.ledger.begin(open_.delay_ns, settings_.amplify.on());
+  state_.ledger.begin(open_.delay_ns);
   state_.selected.store(line, std::memory_order_release);
   open_.start_ns = platform::monotonic_ns();
   open_.tick_ns = open_.start_ns;

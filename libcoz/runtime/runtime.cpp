@@ -574,7 +574,7 @@ void Runtime::handle_signal(int fd) {
   if (state->in_ledger) {
     return;  // a hook is working on the delays; it picks the samples up
   }
-  if (state->locks_held > 0 && experiment_.ledger.inserting()) {
+  if (state->locks_held > 0 && experiment_.ledger.active()) {
     // Holding a lock: count the samples now, pay at the release (unless the debt grows large).
     delay_inserted(experiment_.ledger.absorb(state->delays, own_speedup_ns(state)));
     if (experiment_.ledger.owed(state->delays) < kMaxDeferredNs) {
@@ -694,8 +694,8 @@ void Runtime::count_sample(const Sample& sample, void* arg) {
 
 void Runtime::settle_delays(ThreadState* state) {
   uint64_t faster = own_speedup_ns(state);
-  if (!experiment_.ledger.inserting()) {
-    return;  // no experiment, or a 0% baseline without amplification: nothing to insert
+  if (!experiment_.ledger.active()) {
+    return;  // no experiment
   }
   uint64_t raised = 0;
   uint64_t owed = experiment_.ledger.advance(state->delays, faster, &raised);
@@ -734,6 +734,9 @@ void Runtime::pause(ThreadState* state, uint64_t ns) {
 // with_delays (a signal arriving there defers to the hook). False if another thread (shut-down)
 // is draining it.
 bool Runtime::collect_own_samples(ThreadState* state) {
+  if (!state->sampler->has_pending() && !state->draining.load(std::memory_order_acquire)) {
+    return true;  // the common case in a hook: two loads, no atomic exchange, no store to the ring
+  }
   if (!state->try_begin_drain()) {
     return false;
   }
@@ -746,7 +749,7 @@ bool Runtime::collect_own_samples(ThreadState* state) {
 
 void Runtime::catch_up() {
   ThreadState* state = t_state;
-  if (!state || !experiment_.ledger.inserting() || state->locks_held > 0) {
+  if (!state || !experiment_.ledger.active() || state->locks_held > 0) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
   with_delays(state, [&] {
@@ -780,7 +783,7 @@ void Runtime::before_block() {
     // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up
     // while it was running, not while blocked: no wake may forgive it.
     state->block_debt_ns = 0;
-    if (experiment_.ledger.inserting() && state->locks_held > 0 && !state->in_ledger) {
+    if (experiment_.ledger.active() && state->locks_held > 0 && !state->in_ledger) {
       with_delays(state, [&] {
         state->block_debt_ns = experiment_.ledger.owed(state->delays);
         state->block_epoch = experiment_.ledger.epoch();
@@ -803,7 +806,7 @@ uint64_t Runtime::end_block(ThreadState* state) {
 
 void Runtime::before_wake(const void* key) {
   ThreadState* state = t_state;
-  if (!state || !experiment_.ledger.inserting()) {
+  if (!state || !experiment_.ledger.active()) {
     return;
   }
   with_delays(state, [&] {
@@ -824,7 +827,7 @@ void Runtime::credit_after_block(const void* key, bool woken) {
     return;
   }
   uint64_t blocked = end_block(state);
-  if (!woken || !experiment_.ledger.inserting()) {
+  if (!woken || !experiment_.ledger.active()) {
     return;
   }
   with_delays(state, [&] {
@@ -851,7 +854,7 @@ void Runtime::drain_all_threads() {
       s.samples += s.sampler->drain(count_sample, &context);
       // Count the samples still in the ring in the experiment's delays (raising the global count
       // only: nobody pauses at exit).
-      if (experiment_.ledger.inserting()) {
+      if (experiment_.ledger.active()) {
         s.pending_selected += context.selected;
         delay_inserted(experiment_.ledger.absorb(s.delays, s.pending_selected * experiment_.ledger.delay_ns()));
         s.pending_selected = 0;

@@ -181,6 +181,10 @@ class PerfThreadSampler : public ThreadSampler {
   int signal_fd() const override { return signal_fd_; }
   uint64_t lost() const override { return lost_; }
 
+  bool has_pending() const override {
+    const perf_event_mmap_page* h = ring_.header();
+    return __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE) != h->data_tail;
+  }
   size_t drain(SampleVisitor visit, void* context) override {
     perf_event_mmap_page* h = ring_.header();
     const unsigned char* data = ring_.data();

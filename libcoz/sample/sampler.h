@@ -35,6 +35,9 @@ class ThreadSampler {
   virtual void disable() = 0;
   // Visits every pending sample. Returns the number of samples visited.
   virtual size_t drain(SampleVisitor visit, void* context) = 0;
+  // Whether drain() may find anything: a cheap look for the hooks, which ask at every lock
+  // release. May say true when there is nothing (a record still being written).
+  virtual bool has_pending() const { return true; }
   // The descriptor the sample signal reports in si_fd, or -1.
   virtual int signal_fd() const = 0;
   // Samples the kernel dropped because the buffer was full.

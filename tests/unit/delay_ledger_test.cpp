@@ -161,14 +161,16 @@ TEST(DelayLedger, CreditNeverExceedsTheTimeBlocked) {
 TEST(DelayLedger, ArrivalSpeedupsShareTheLedgerWithLineSpeedups) {
   // A baseline experiment (0% line speedup) with load amplification still inserts delays.
   DelayLedger ledger;
-  ledger.begin(0, true);
-  EXPECT_TRUE(ledger.inserting());
+  ledger.begin(0);
+  EXPECT_TRUE(ledger.active());
   LocalDelays producer, consumer;
   EXPECT_EQ(ledger.advance(producer, 750000), 0u) << "an arrival thread never pauses for itself";
   EXPECT_EQ(ledger.advance(consumer, 0), 750000u) << "everyone else is delayed by the speedup";
   ledger.end();
-  ledger.begin(0, false);
-  EXPECT_FALSE(ledger.inserting()) << "a plain baseline inserts nothing";
+  ledger.begin(0);
+  EXPECT_TRUE(ledger.active()) << "a plain baseline keeps the same accounts";
+  EXPECT_EQ(ledger.advance(producer, 0), 0u) << "but nobody owes anything";
+  EXPECT_EQ(ledger.advance(consumer, 0), 0u);
 }
 
 }  // namespace
