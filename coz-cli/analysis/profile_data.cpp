@@ -1,6 +1,7 @@
 // Turns profile records into experiments, runs and sample counts (see profile_data.h).
 #include "analysis/profile_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -132,7 +133,8 @@ void ProfileData::add_record(const Record& r, FileState* st) {
   auto complain = [&](std::string message) { this->complain(r.line, std::move(message)); };
   switch (r.kind) {
     case RecordKind::kStartup:
-      runs_.push_back(Run{file, r.text("program"), false, 0, {}, 0});
+      runs_.push_back(Run{file, r.text(vocab::key::kProgram), false, 0, {}, 0});
+      runs_.back().written_by_coz = !r.find(vocab::key::kFormat);  // ours always says its format
       run_open_ = true;
       st->open = 0;
       st->skipping = false;
@@ -140,30 +142,30 @@ void ProfileData::add_record(const Record& r, FileState* st) {
     case RecordKind::kExperiment: {
       st->open = 0;
       st->skipping = true;  // its point records go with it unless it is valid
-      if (!r.find("selected") || !r.find("speedup") || !r.find("duration")) {
+      if (!r.find(vocab::key::kSelected) || !r.find(vocab::key::kSpeedup) || !r.find(vocab::key::kDuration)) {
         complain("experiment record without selected, speedup and duration; skipped");
         break;
       }
       Experiment e;
-      e.line = r.text("selected");
+      e.line = r.text(vocab::key::kSelected);
       if (!valid_selected(e.line)) {
         complain("experiment selected line is not FILE:LINE with a line number up to " +
                  std::to_string(kMaxLineNumber) + "; skipped");
         break;
       }
-      if (!bounded(r, "speedup", 1, -1, &e.speedup) || e.speedup < 0) {
+      if (!bounded(r, vocab::key::kSpeedup, 1, -1, &e.speedup) || e.speedup < 0) {
         complain("experiment speedup is not a number from 0 to 1; skipped");
         break;
       }
-      if (!whole(r, "duration", kMaxRecordNs, -1, &e.duration_ns) || e.duration_ns < 0 ||
-          !whole(r, "elapsed", kMaxRecordNs, e.duration_ns, &e.elapsed_ns) ||
-          !bounded(r, "selected-samples", kMaxRecordCount, 0, &e.selected_samples)) {
+      if (!whole(r, vocab::key::kDuration, kMaxRecordNs, -1, &e.duration_ns) || e.duration_ns < 0 ||
+          !whole(r, vocab::key::kElapsed, kMaxRecordNs, e.duration_ns, &e.elapsed_ns) ||
+          !bounded(r, vocab::key::kSelectedSamples, kMaxRecordCount, 0, &e.selected_samples)) {
         complain("experiment duration, elapsed or selected-samples is not a number from 0 to 1e17; skipped");
         break;
       }
-      if (!bounded(r, "load-target", kMaxLoad, 0, &e.level.target) ||
-          !bounded(r, "arrival-speedup", kMaxRecordNs, 0, &e.level.arrival_speedup_ns) ||
-          !bounded(r, "load", kMaxLoad, -1, &e.load_achieved)) {
+      if (!bounded(r, vocab::key::kLoadTarget, kMaxLoad, 0, &e.level.target) ||
+          !bounded(r, vocab::key::kArrivalSpeedup, kMaxRecordNs, 0, &e.level.arrival_speedup_ns) ||
+          !bounded(r, vocab::key::kLoad, kMaxLoad, -1, &e.load_achieved)) {
         complain("experiment load-target, load or arrival-speedup is out of range; skipped");
         break;
       }
@@ -173,6 +175,12 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       st->skipping = false;
       Run& run = current_run(file);
       e.run = runs_.size() - 1;
+      if (run.written_by_coz && !r.find(vocab::key::kElapsed)) {
+        // Coz writes only `duration`, the real time less the delays inserted. Each selected-line
+        // sample inserted speedup x its fixed 1 ms sampling period: add them back, or phase
+        // correction (eq. 5.6) would take a line active all run long for one active 70% of it.
+        e.elapsed_ns = std::min(kMaxRecordNs, e.duration_ns + e.speedup * kCozSamplingPeriodNs * e.selected_samples);
+      }
       run.experiments++;
       experiments_.push_back(std::move(e));
       st->open = experiments_.size();
@@ -188,21 +196,21 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       }
       Experiment& open = experiments_[st->open - 1];
       PointCounts p;
-      p.name = r.text("name");
+      p.name = r.text(vocab::key::kName);
       double difference = 0;
       bool wrapped = false;
       bool counts_ok = true;
       if (r.kind == RecordKind::kThroughputPoint) {
-        counts_ok = whole(r, "delta", kMaxRecordCount, 0, &p.visits);
+        counts_ok = whole(r, vocab::key::kDelta, kMaxRecordCount, 0, &p.visits);
       } else {
         p.kind = PointKind::kLatency;
-        double raw_difference = r.real("difference", 0);
+        double raw_difference = r.real(vocab::key::kDifference, 0);
         // Coz 0.2 logs END-before-BEGIN as an unsigned wrap-around (18446744073709551615-style).
-        wrapped = !r.find("in-flight-ns") && raw_difference >= kWrappedCount && raw_difference <= 1.9e19;
-        counts_ok = whole(r, "arrivals", kMaxRecordCount, 0, &p.visits) &&
-                    bounded(r, "departures", kMaxRecordCount, 0, &p.departures) &&
-                    (wrapped || bounded(r, "difference", kMaxRecordCount, 0, &difference)) &&
-                    bounded(r, "in-flight-ns", kMaxRecordNs * kMaxRecordCount, 0, &p.in_flight_ns);
+        wrapped = !r.find(vocab::key::kInFlightNs) && raw_difference >= kWrappedCount && raw_difference <= 1.9e19;
+        counts_ok = whole(r, vocab::key::kArrivals, kMaxRecordCount, 0, &p.visits) &&
+                    bounded(r, vocab::key::kDepartures, kMaxRecordCount, 0, &p.departures) &&
+                    (wrapped || bounded(r, vocab::key::kDifference, kMaxRecordCount, 0, &difference)) &&
+                    bounded(r, vocab::key::kInFlightNs, kMaxRecordNs * kMaxRecordCount, 0, &p.in_flight_ns);
       }
       if (!counts_ok) {
         complain("a count in this " + r.type + " record is not a number from 0 to 1e15; skipped");
@@ -216,7 +224,7 @@ void ProfileData::add_record(const Record& r, FileState* st) {
         }
         break;
       }
-      if (p.kind == PointKind::kLatency && !r.find("in-flight-ns")) {
+      if (p.kind == PointKind::kLatency && !r.find(vocab::key::kInFlightNs)) {
         // Coz logs only the number in flight at the end: assume it held all experiment long.
         p.in_flight_ns = difference * open.duration_ns;
       }
@@ -227,7 +235,7 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       break;  // arrivals are summarised by the experiment's `load`
     case RecordKind::kRuntime: {
       double time;
-      if (!whole(r, "time", kMaxRecordNs, 0, &time)) {
+      if (!whole(r, vocab::key::kTime, kMaxRecordNs, 0, &time)) {
         complain("runtime time is not a number from 0 to 1e17; skipped");
         break;
       }
@@ -239,18 +247,18 @@ void ProfileData::add_record(const Record& r, FileState* st) {
     }
     case RecordKind::kSamples: {
       double count;
-      if (!bounded(r, "count", kMaxRecordCount, 0, &count)) {
+      if (!bounded(r, vocab::key::kCount, kMaxRecordCount, 0, &count)) {
         complain("samples count is not a number from 0 to 1e15; skipped");
         break;
       }
       Run& run = current_run(file);
-      run.samples[r.text("location")] += count;
+      run.samples[r.text(vocab::key::kLocation)] += count;
       sample_records_++;
       st->open = 0;
       break;
     }
     case RecordKind::kWarning: {
-      std::string w = r.text("message");
+      std::string w = r.text(vocab::key::kMessage);
       bool seen = false;
       for (const std::string& x : warnings_) {
         seen = seen || x == w;
@@ -261,7 +269,7 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       break;
     }
     case RecordKind::kUnknown:
-      if (r.type != "shutdown") {
+      if (vocab::canonical_type(r.type) != vocab::kCozShutdown) {
         complain("unknown record type '" + r.type + "'; skipped");
       }
       break;

@@ -53,6 +53,7 @@ struct Run {
   double runtime_ns = 0;
   std::map<std::string, double> samples;  // per line
   size_t experiments = 0;
+  bool written_by_coz = false;  // Coz's own profile (its startup record has no format)
 };
 
 struct InputFile {
@@ -66,6 +67,8 @@ struct InputFile {
 // times in ns (about three years) and counts per record. Durations and visit counts, which
 // analysis divides by, are whole numbers; a fraction is rounded.
 inline constexpr double kMaxRecordNs = 1e17;
+// Coz 0.2 samples every millisecond and does not say so in its profiles.
+inline constexpr double kCozSamplingPeriodNs = 1e6;
 inline constexpr double kMaxRecordCount = 1e15;
 inline constexpr double kMaxLoad = 1e6;  // load targets and achieved loads
 

@@ -313,7 +313,7 @@ std::string run_summary(const std::string& profile, uint64_t offset, uint64_t ru
   size_t this_run = 0;
   read_profile_records(
       profile,
-      [&](Record&& r) { this_run += r.kind == RecordKind::kExperiment && r.u64("run") == run_id; },
+      [&](Record&& r) { this_run += r.kind == RecordKind::kExperiment && r.u64(vocab::key::kRun) == run_id; },
       [](ParseError&&) {}, nullptr, offset);
   analysis::AnalysisOptions options;
   options.bootstrap = 0;  // counts only

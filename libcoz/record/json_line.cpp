@@ -1,6 +1,8 @@
 // Parser for JSON-lines profile records (see json_line.h).
 #include "record/json_line.h"
 
+#include "record/vocabulary.h"
+
 #include <cstdint>
 
 namespace coz {
@@ -41,7 +43,7 @@ class JsonLine {
       if (key == "type") {
         out->type = value;
       } else {
-        out->fields.push_back({key, value});
+        out->fields.push_back({std::string(vocab::canonical_key(key)), value});
       }
     }
     skip_space();

@@ -3,6 +3,7 @@
 #include "record/profile_format.h"
 
 #include "record/json_line.h"
+#include "record/vocabulary.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,15 +24,14 @@ struct KindName {
 };
 
 constexpr KindName kKinds[] = {
-    {RecordKind::kStartup, "startup"},
-    {RecordKind::kExperiment, "experiment"},
-    {RecordKind::kThroughputPoint, "throughput-point"},
-    {RecordKind::kLatencyPoint, "latency-point"},
-    {RecordKind::kSamples, "samples"},
-    {RecordKind::kRuntime, "runtime"},
-    {RecordKind::kArrivalPoint, "arrival-point"},
-    {RecordKind::kWarning, "warning"},
-    {RecordKind::kThroughputPoint, "progress-point"},  // Coz 0.1's name for a throughput point
+    {RecordKind::kStartup, vocab::kStartup},
+    {RecordKind::kExperiment, vocab::kExperiment},
+    {RecordKind::kThroughputPoint, vocab::kThroughputPoint},
+    {RecordKind::kLatencyPoint, vocab::kLatencyPoint},
+    {RecordKind::kSamples, vocab::kSamples},
+    {RecordKind::kRuntime, vocab::kRuntime},
+    {RecordKind::kArrivalPoint, vocab::kArrivalPoint},
+    {RecordKind::kWarning, vocab::kWarning},
 };
 
 void append_escaped(std::string* out, std::string_view value) {
@@ -73,6 +73,7 @@ std::string unescape(std::string_view value) {
 }  // namespace
 
 RecordKind record_kind_from_type(std::string_view type) {
+  type = vocab::canonical_type(type);
   for (const KindName& k : kKinds) {
     if (k.type == type) {
       return k.kind;
@@ -195,7 +196,7 @@ bool parse_record(std::string_view line, Record* out, std::string* message) {
       *message = "field '" + std::string(item.substr(0, 40)) + (item.size() > 40 ? "...' " : "' ") + "is not key=value";
       return false;
     }
-    out->fields.push_back({std::string(item.substr(0, eq)), unescape(item.substr(eq + 1))});
+    out->fields.push_back({std::string(vocab::canonical_key(item.substr(0, eq))), unescape(item.substr(eq + 1))});
     pos = next;
   }
   return true;

@@ -3,7 +3,7 @@
 // one record per line, `type<TAB>key=value<TAB>...`. Extra keys are allowed; readers ignore keys
 // they do not know, so Coz's own tools can read what we write and we can read what Coz writes.
 //
-// The writer is in profile_writer.h.
+// Record types and keys are named in vocabulary.h; the writer is in profile_writer.h.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "record/vocabulary.h"
 
 namespace coz {
 

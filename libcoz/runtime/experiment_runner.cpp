@@ -124,18 +124,18 @@ uint64_t ExperimentRunner::end() {
   };
 
   RecordBuilder block;
-  block.begin("experiment")
-      .field("selected", open_.line ? open_.line->name() : std::string(kNoLine))
-      .field("speedup", open_.speedup / 100.0, 2)
-      .field("duration", effective)
-      .field("selected-samples", state_.selected_samples.load(std::memory_order_relaxed))
-      .field("elapsed", elapsed)
+  block.begin(vocab::kExperiment)
+      .field(vocab::key::kSelected, open_.line ? open_.line->name() : std::string(kNoLine))
+      .field(vocab::key::kSpeedup, open_.speedup / 100.0, 2)
+      .field(vocab::key::kDuration, effective)
+      .field(vocab::key::kSelectedSamples, state_.selected_samples.load(std::memory_order_relaxed))
+      .field(vocab::key::kElapsed, elapsed)
       // Coz's fields: delays of delay-size each (with amplification, the total over delay-size).
-      .field("delays", open_.delay_ns ? inserted / open_.delay_ns : 0)
-      .field("delay-size", open_.delay_ns)
-      .field("inserted", inserted);
+      .field(vocab::key::kDelays, open_.delay_ns ? inserted / open_.delay_ns : 0)
+      .field(vocab::key::kDelaySize, open_.delay_ns)
+      .field(vocab::key::kInserted, inserted);
   if (settings_.run_id != 0) {
-    block.field("run", settings_.run_id);  // which `coz run` wrote it, for its own summary
+    block.field(vocab::key::kRun, settings_.run_id);  // which `coz run` wrote it, for its own summary
   }
   if (settings_.amplify.requested()) {
     // The amplification in force, and the load it achieved: the effective arrival rate over the
@@ -144,9 +144,9 @@ uint64_t ExperimentRunner::end() {
     for (const PointSnapshot& p : now) {
       arrivals += p.arrivals - before_of(p).arrivals;
     }
-    block.field("arrival-speedup", settings_.amplify.arrival_speedup_ns)
-        .field("load-target", settings_.amplify.load, 2)
-        .field("arrival-speedup-total", state_.arrival_speedup_ns.load(std::memory_order_relaxed));
+    block.field(vocab::key::kArrivalSpeedup, settings_.amplify.arrival_speedup_ns)
+        .field(vocab::key::kLoadTarget, settings_.amplify.load, 2)
+        .field(vocab::key::kArrivalSpeedupTotal, state_.arrival_speedup_ns.load(std::memory_order_relaxed));
     // Each arrival thread's own rate is 1 / its period; with k threads the base rate is k over
     // the mean period of their arrivals.
     uint64_t with_period = state_.arrivals_with_period.load(std::memory_order_relaxed);
@@ -155,7 +155,7 @@ uint64_t ExperimentRunner::end() {
       double mean_period = static_cast<double>(state_.arrival_period_sum_ns.load(std::memory_order_relaxed)) /
                            static_cast<double>(with_period);
       double rate = static_cast<double>(arrivals) / static_cast<double>(effective);  // per ns
-      block.field("load", rate * mean_period / static_cast<double>(threads), 3);
+      block.field(vocab::key::kLoad, rate * mean_period / static_cast<double>(threads), 3);
     }
   }
 
@@ -166,19 +166,19 @@ uint64_t ExperimentRunner::end() {
       uint64_t begun = p.begin - before.begin, departures = p.end - before.end;
       before.in_flight.remove(static_cast<double>(p.delay_in_flight - before.delay_in_flight));
       visits += begun + departures;
-      block.begin("latency-point")
-          .field("name", p.point->name)
-          .field("arrivals", begun)
-          .field("departures", departures)
-          .field("difference", InFlight::count(p.begin, p.end))
-          .field("in-flight-ns", before.in_flight.integral_ns());
+      block.begin(vocab::kLatencyPoint)
+          .field(vocab::key::kName, p.point->name)
+          .field(vocab::key::kArrivals, begun)
+          .field(vocab::key::kDepartures, departures)
+          .field(vocab::key::kDifference, InFlight::count(p.begin, p.end))
+          .field(vocab::key::kInFlightNs, before.in_flight.integral_ns());
     } else if (p.throughput != 0 || !p.point->has_arrivals) {
       uint64_t delta = p.throughput - before.throughput;
       visits += delta;
-      block.begin("throughput-point").field("name", p.point->name).field("delta", delta);
+      block.begin(vocab::kThroughputPoint).field(vocab::key::kName, p.point->name).field(vocab::key::kDelta, delta);
     }
     if (p.point->has_arrivals) {
-      block.begin("arrival-point").field("name", p.point->name).field("arrivals", p.arrivals - before.arrivals);
+      block.begin(vocab::kArrivalPoint).field(vocab::key::kName, p.point->name).field(vocab::key::kArrivals, p.arrivals - before.arrivals);
     }
   }
   std::string why;

@@ -250,12 +250,12 @@ bool Runtime::start() {
   program_threads_.fetch_add(1);
   // Written before the program runs, so even a run killed at once leaves a profile behind.
   RecordBuilder startup;
-  startup.begin("startup")
-      .field("time", platform::wall_clock_ns())
-      .field("format", static_cast<uint64_t>(kProfileFormatVersion))
-      .field("pid", static_cast<uint64_t>(getpid()))
-      .field("sampling-period", config_.sampling_period_ns)
-      .field("program", platform::program_name());
+  startup.begin(vocab::kStartup)
+      .field(vocab::key::kTime, platform::wall_clock_ns())
+      .field(vocab::key::kFormat, static_cast<uint64_t>(kProfileFormatVersion))
+      .field(vocab::key::kPid, static_cast<uint64_t>(getpid()))
+      .field(vocab::key::kSamplingPeriod, config_.sampling_period_ns)
+      .field(vocab::key::kProgram, platform::program_name());
   if (!writer_.write_block(startup, 0, &error)) {
     report("error: could not append to " + config_.output + " (" + error + ")", true);
   }
@@ -866,15 +866,15 @@ void Runtime::drain_all_threads() {
 
 void Runtime::write_final_records() {
   RecordBuilder block;
-  block.begin("runtime").field("time", platform::monotonic_ns() - start_ns_);
+  block.begin(vocab::kRuntime).field(vocab::key::kTime, platform::monotonic_ns() - start_ns_);
   lines_.for_each([&block](const SourceLine& line) {
     uint64_t n = line.samples.load(std::memory_order_relaxed);
     if (n > 0) {
-      block.begin("samples").field("location", line.name()).field("count", n);
+      block.begin(vocab::kSamples).field(vocab::key::kLocation, line.name()).field(vocab::key::kCount, n);
     }
   });
   if (amplify_.requested() && !points_.any_arrivals()) {
-    block.begin("warning").field("message", kNoArrivalWarning);
+    block.begin(vocab::kWarning).field(vocab::key::kMessage, kNoArrivalWarning);
   }
   std::string why;
   if (!writer_.write_block(block, 0, &why)) {

@@ -172,5 +172,29 @@ TEST(ParseRecord, ReadsCozJsonLines) {
   EXPECT_FALSE(parse_record(R"({"type":"experiment"} trailing)", &r, &message));
 }
 
+
+// Coz's JSON-lines profiles spell keys with underscores (`selected_samples`): each reads as the
+// key this profile uses, so every reader of `selected-samples` (phase correction) sees it.
+TEST(Vocabulary, OtherWritersSpellingsReadAsOurs) {
+  EXPECT_EQ(vocab::canonical_key("selected_samples"), vocab::key::kSelectedSamples);
+  EXPECT_EQ(vocab::canonical_key("in_flight_ns"), vocab::key::kInFlightNs);
+  EXPECT_EQ(vocab::canonical_key("selected-samples"), vocab::key::kSelectedSamples);
+  EXPECT_EQ(vocab::canonical_key("not_ours"), "not_ours");  // unknown keys pass through
+  EXPECT_EQ(vocab::canonical_type("throughput_point"), vocab::kThroughputPoint);
+  EXPECT_EQ(vocab::canonical_type("progress-point"), vocab::kThroughputPoint);
+
+  Record r;
+  std::string message;
+  ASSERT_TRUE(parse_record(R"({"type":"experiment","selected":"a.c:3","speedup":0.5,"duration":9,"selected_samples":12})",
+                           &r, &message))
+      << message;
+  EXPECT_EQ(r.u64(vocab::key::kSelectedSamples), 12u);
+  ASSERT_TRUE(parse_record(R"({"type":"latency_point","name":"q","in_flight_ns":5})", &r, &message)) << message;
+  EXPECT_EQ(r.kind, RecordKind::kLatencyPoint);
+  EXPECT_EQ(r.u64(vocab::key::kInFlightNs), 5u);
+  ASSERT_TRUE(parse_record("experiment\tselected=a.c:3\tselected_samples=4", &r, &message)) << message;
+  EXPECT_EQ(r.u64(vocab::key::kSelectedSamples), 4u);
+}
+
 }  // namespace
 }  // namespace coz

@@ -206,10 +206,29 @@ TEST_F(Golden, CozLegacyProfileWithWrappedInFlightCount) {
   expect_golden(r, "coz_legacy");
 }
 
+// A profile Debian's Coz 0.2.2 wrote (tests/programs/two_hot.c built with -gdwarf-3
+// -gstrict-dwarf, `coz run --- ./two_hot 1500`), read as it is: every record is understood, and
+// its one tested line (hot_a's loop, 12,398 of 12,403 samples) is active all run long.
+TEST_F(Golden, DebianCozProfileReadsWhole) {
+  Report r = analyse_files({"coz_debian_0_2.coz"});
+  EXPECT_TRUE(data_.inputs()[0].errors.empty());
+  EXPECT_TRUE(data_.warnings().empty());
+  EXPECT_EQ(data_.experiments().size(), 26u);
+  ASSERT_EQ(r.series.size(), 1u);
+  EXPECT_EQ(r.series[0].line, "/tmp/cap/two_hot.c:11");
+  EXPECT_NEAR(r.series[0].phase_factor, 1, 1e-9);
+  expect_golden(r, "coz_debian_0_2");
+}
+
+// Coz's JSON-lines keys (`selected_samples`), Coz's meaning of `duration` (real time less the
+// delays inserted: 1 s experiments of a line that is the whole program while they run), and a
+// run twice as long as the experiments: phase correction must see the selected samples and the
+// real time, and halve the curve (eq. 5.8).
 TEST_F(Golden, CozJsonLinesProfile) {
   Report r = analyse_files({"coz_jsonl.coz"});
   ASSERT_EQ(r.series.size(), 1u);
-  expect_curve(r.series[0], {{0, 0}, {0.1, 0.05}, {0.2, 0.1}, {0.5, 0.25}, {1.0, 0.5}});
+  EXPECT_NEAR(r.series[0].phase_factor, 0.5, 1e-9);
+  expect_curve(r.series[0], {{0, 0}, {0.1, 0.05}, {0.2, 0.1}, {0.5, 0.25}, {0.8, 0.4}});
   EXPECT_TRUE(data_.inputs()[0].errors.empty());
   expect_golden(r, "coz_jsonl");
 }

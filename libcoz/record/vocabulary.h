@@ -1,0 +1,70 @@
+// The profile's vocabulary: every record type and key that `profile.coz` uses, named once. The
+// runtime writes with these names and the CLI reads with them; no other file spells a record
+// type or key.
+//
+// Other writers spell some names differently. When reading, each is taken for ours:
+// - Coz 0.1 called a throughput point `progress-point`.
+// - Coz's JSON-lines profiles spell keys and types with underscores (`selected_samples`), where
+//   the tab-separated format has hyphens (`selected-samples`).
+//
+// Thread safety: constants and pure functions only.
+#pragma once
+
+#include <string_view>
+
+namespace coz::vocab {
+
+// Record types.
+inline constexpr std::string_view kStartup = "startup";
+inline constexpr std::string_view kExperiment = "experiment";
+inline constexpr std::string_view kThroughputPoint = "throughput-point";
+inline constexpr std::string_view kLatencyPoint = "latency-point";
+inline constexpr std::string_view kArrivalPoint = "arrival-point";
+inline constexpr std::string_view kSamples = "samples";
+inline constexpr std::string_view kRuntime = "runtime";
+inline constexpr std::string_view kWarning = "warning";
+// Written by some Coz versions at exit; it carries nothing the analysis uses.
+inline constexpr std::string_view kCozShutdown = "shutdown";
+
+// Keys, by the record that carries them.
+namespace key {
+// startup
+inline constexpr std::string_view kTime = "time";  // also runtime
+inline constexpr std::string_view kFormat = "format";
+inline constexpr std::string_view kPid = "pid";
+inline constexpr std::string_view kSamplingPeriod = "sampling-period";
+inline constexpr std::string_view kProgram = "program";
+// experiment
+inline constexpr std::string_view kSelected = "selected";
+inline constexpr std::string_view kSpeedup = "speedup";
+inline constexpr std::string_view kDuration = "duration";
+inline constexpr std::string_view kSelectedSamples = "selected-samples";
+inline constexpr std::string_view kElapsed = "elapsed";
+inline constexpr std::string_view kDelays = "delays";
+inline constexpr std::string_view kDelaySize = "delay-size";
+inline constexpr std::string_view kInserted = "inserted";
+inline constexpr std::string_view kRun = "run";
+inline constexpr std::string_view kArrivalSpeedup = "arrival-speedup";
+inline constexpr std::string_view kLoadTarget = "load-target";
+inline constexpr std::string_view kArrivalSpeedupTotal = "arrival-speedup-total";
+inline constexpr std::string_view kLoad = "load";
+// throughput-point, latency-point, arrival-point
+inline constexpr std::string_view kName = "name";
+inline constexpr std::string_view kDelta = "delta";
+inline constexpr std::string_view kArrivals = "arrivals";
+inline constexpr std::string_view kDepartures = "departures";
+inline constexpr std::string_view kDifference = "difference";
+inline constexpr std::string_view kInFlightNs = "in-flight-ns";
+// samples
+inline constexpr std::string_view kLocation = "location";
+inline constexpr std::string_view kCount = "count";
+// warning
+inline constexpr std::string_view kMessage = "message";
+}  // namespace key
+
+// The name this profile uses for `type` or `key` as another writer spelled it (see above); any
+// other name is returned as it is. The result views static storage or `name` itself.
+std::string_view canonical_type(std::string_view type);
+std::string_view canonical_key(std::string_view key);
+
+}  // namespace coz::vocab
