@@ -9,8 +9,8 @@
 
 #include <errno.h>
 
-#include "interpose/real_functions.h"
-#include "runtime/runtime.h"
+#include "real_functions.h"
+#include "runtime/hooks_api.h"
 
 #define COZ_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -19,14 +19,13 @@ namespace coz::hooks {
 // Releasing `key` (post, kill): publish, release, then pay.
 template <typename Call>
 inline auto releasing(const void* key, Call&& call) {
-  Runtime* rt = Runtime::active();
-  if (!rt) {
+  if (!hooks_api::active()) {
     return call();
   }
-  rt->before_wake(key);
+  hooks_api::before_wake(key);
   auto result = call();
   int saved = errno;
-  rt->after_release();
+  hooks_api::after_release();
   errno = saved;
   return result;
 }
@@ -37,9 +36,7 @@ inline int unlocking(const void* key, Call&& call) {
   return releasing(key, [&] {
     int result = call();
     if (result == 0) {
-      if (Runtime* rt = Runtime::active()) {
-        rt->lock_released();
-      }
+      hooks_api::lock_released();
     }
     return result;
   });
@@ -49,9 +46,7 @@ inline int unlocking(const void* key, Call&& call) {
 // caller pays when it releases the lock.
 template <typename Call>
 inline auto signalling(const void* key, Call&& call) {
-  if (Runtime* rt = Runtime::active()) {
-    rt->before_wake(key);
-  }
+  hooks_api::before_wake(key);
   return call();
 }
 
@@ -60,15 +55,14 @@ inline auto signalling(const void* key, Call&& call) {
 // what is still owed right away.
 template <typename Call, typename Released>
 inline auto waiting(const void* key, Call&& call, Released&& released) {
-  Runtime* rt = Runtime::active();
-  if (!rt) {
+  if (!hooks_api::active()) {
     return call();
   }
-  rt->before_block();  // pay before blocking (a no-op while holding a lock, as in cond_wait)
+  hooks_api::before_block();  // pay before blocking (a no-op while holding a lock, as in cond_wait)
   auto result = call();
   int saved = errno;
-  rt->after_block(key, released(result));
-  rt->after_release();  // a no-op while the thread holds a lock
+  hooks_api::after_block(key, released(result));
+  hooks_api::after_release();  // a no-op while the thread holds a lock
   errno = saved;
   return result;
 }
@@ -80,15 +74,14 @@ inline bool acquired(int rc) { return rc == 0 || rc == EOWNERDEAD; }
 // Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
 template <typename Call>
 inline int lock_waiting(const void* key, Call&& call) {
-  Runtime* rt = Runtime::active();
-  if (!rt) {
+  if (!hooks_api::active()) {
     return call();
   }
-  rt->before_block();
+  hooks_api::before_block();
   int result = call();
-  rt->after_block(key, acquired(result));
+  hooks_api::after_block(key, acquired(result));
   if (acquired(result)) {
-    rt->lock_acquired();
+    hooks_api::lock_acquired();
   }
   return result;
 }
@@ -97,18 +90,17 @@ inline int lock_waiting(const void* key, Call&& call) {
 // try call's "would block" result.
 template <typename Try, typename Block>
 inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
-  Runtime* rt = Runtime::active();
-  if (!rt) {
+  if (!hooks_api::active()) {
     return block();
   }
   int result = attempt();
   if (result == busy) {
-    rt->before_block();  // pay before blocking, unless another lock is held
+    hooks_api::before_block();  // pay before blocking, unless another lock is held
     result = block();
-    rt->after_block(key, acquired(result));
+    hooks_api::after_block(key, acquired(result));
   }
   if (acquired(result)) {
-    rt->lock_acquired();
+    hooks_api::lock_acquired();
   }
   return result;
 }
@@ -124,6 +116,6 @@ inline const void* signal_key() {
 }
 
 // The key under which an exiting thread meets its joiner.
-inline const void* thread_key(pthread_t thread) { return Runtime::thread_handoff_key(thread); }
+inline const void* thread_key(pthread_t thread) { return hooks_api::thread_key(thread); }
 
 }  // namespace coz::hooks

@@ -17,7 +17,7 @@ bool is_ours(int sig) { return sig == coz::platform::sample_signal(); }
 
 // `set` without the sampling signal, in `copy`; returns what the call should use.
 const sigset_t* without_ours(const sigset_t* set, sigset_t* copy) {
-  if (!set || !coz::Runtime::active() || !sigismember(set, coz::platform::sample_signal())) {
+  if (!set || !coz::hooks_api::active() || !sigismember(set, coz::platform::sample_signal())) {
     return set;
   }
   *copy = *set;

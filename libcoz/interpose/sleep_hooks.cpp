@@ -13,9 +13,9 @@ using coz::real;
 namespace {
 
 void pay_after_sleeping() {
-  if (coz::Runtime* rt = coz::Runtime::active()) {
+  if (coz::hooks_api::active()) {
     int saved = errno;
-    rt->catch_up_fully();
+    coz::hooks_api::catch_up_fully();
     errno = saved;
   }
 }

@@ -13,9 +13,7 @@ COZ_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
 COZ_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
   int rc = real().pthread_mutex_trylock(m);
   if (acquired(rc)) {
-    if (coz::Runtime* rt = coz::Runtime::active()) {
-      rt->lock_acquired();
-    }
+    coz::hooks_api::lock_acquired();
   }
   return rc;
 }
@@ -79,14 +77,13 @@ COZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
 COZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
   // Every arrival publishes; the last one releases the rest, who are credited up to the highest
   // count among the arrivals. Nobody holds a lock afterwards, so debts are paid then.
-  coz::Runtime* rt = coz::Runtime::active();
-  if (!rt) {
+  if (!coz::hooks_api::active()) {
     return real().pthread_barrier_wait(b);
   }
-  rt->before_wake(b);
+  coz::hooks_api::before_wake(b);
   int rc = real().pthread_barrier_wait(b);
-  rt->after_block(b, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
-  rt->after_release();
+  coz::hooks_api::after_block(b, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
+  coz::hooks_api::after_release();
   return rc;
 }
 COZ_EXPORT int pthread_join(pthread_t t, void** result) {
@@ -106,8 +103,7 @@ COZ_EXPORT int pthread_clockjoin_np(pthread_t t, void** result, clockid_t c, con
 
 // --- semaphores ------------------------------------------------------------------------------
 COZ_EXPORT int sem_wait(sem_t* s) {
-  coz::Runtime* rt = coz::Runtime::active();
-  if (!rt) {
+  if (!coz::hooks_api::active()) {
     return real().sem_wait(s);
   }
   int saved = errno;
@@ -118,11 +114,11 @@ COZ_EXPORT int sem_wait(sem_t* s) {
     return -1;
   }
   errno = saved;
-  rt->catch_up();  // pay before blocking
+  coz::hooks_api::catch_up();  // pay before blocking
   int rc = real().sem_wait(s);
   saved = errno;
-  rt->after_block(s, rc == 0);
-  rt->after_release();
+  coz::hooks_api::after_block(s, rc == 0);
+  coz::hooks_api::after_release();
   errno = saved;
   return rc;
 }

@@ -9,7 +9,7 @@
 #include "runtime/sample_signal.h"
 
 using coz::real;
-using coz::Runtime;
+namespace api = coz::hooks_api;
 
 namespace {
 
@@ -24,13 +24,9 @@ void* thread_trampoline(void* p) {
   ThreadStart start = *static_cast<ThreadStart*>(p);
   delete static_cast<ThreadStart*>(p);
   coz::sample_signal::set_program_blocks(start.blocks_sample_signal);
-  if (Runtime* rt = Runtime::active()) {
-    rt->on_thread_start(start.delays);
-  }
+  api::on_thread_start(start.delays);
   void* result = start.routine(start.arg);
-  if (Runtime* rt = Runtime::active()) {
-    rt->before_wake(coz::hooks::thread_key(pthread_self()));  // for the joiner
-  }
+  api::before_wake(api::thread_key(pthread_self()));  // for the joiner
   return result;
 }
 
@@ -41,20 +37,19 @@ extern "C" {
 __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           const pthread_attr_t* attr,
                                                           void* (*routine)(void*), void* arg) {
-  Runtime* rt = Runtime::active();
-  if (!rt) {
+  if (!api::active()) {
     return real().pthread_create(thread, attr, routine, arg);
   }
   auto* start = new (std::nothrow)
-      ThreadStart{routine, arg, rt->current_delays(), coz::sample_signal::program_blocks()};
+      ThreadStart{routine, arg, api::current_delays(), coz::sample_signal::program_blocks()};
   if (!start) {
     return real().pthread_create(thread, attr, routine, arg);
   }
-  rt->thread_created();  // counted before it exists, so the creator's exit cannot end profiling
+  api::thread_created();  // counted before it exists, so the creator's exit cannot end profiling
   int rc = real().pthread_create(thread, attr, thread_trampoline, start);
   if (rc != 0) {
     delete start;
-    rt->thread_gone();
+    api::thread_gone();
   }
   return rc;
 }

@@ -1,6 +1,7 @@
 // The library's entry points: constructor, destructor, and the exported progress-point ABI.
-#include "interpose/real_functions.h"
+#include "real_functions.h"
 #include "platform.h"
+#include "runtime/hooks_api.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -13,6 +14,7 @@ coz::ProgressPoints& process_progress_points() {
 }
 
 __attribute__((constructor)) void coz_start() {
+  coz::hooks_api::InsideRuntime inside;
   coz::real();  // resolve every hook's real function before the program can race us to it
   std::vector<std::string> errors;
   coz::Config config = coz::Config::from_environment(&errors);
@@ -28,6 +30,7 @@ __attribute__((constructor)) void coz_start() {
 }
 
 __attribute__((destructor)) void coz_stop() {
+  coz::hooks_api::InsideRuntime inside;
   if (coz::Runtime* rt = coz::Runtime::active()) {
     rt->shutdown();
   }
@@ -40,6 +43,7 @@ __attribute__((destructor)) void coz_stop() {
 // extension; Coz returns null for it) is called once per site and thread, and returns a counter
 // of the calling thread's own.
 extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int type, const char* name) {
+  coz::hooks_api::InsideRuntime inside;  // the point table's lock is the runtime's, not the program's
   if (type == static_cast<int>(coz::PointKind::kArrival)) {
     if (coz::Runtime* rt = coz::Runtime::active()) {
       return rt->new_arrival_counter(name);
@@ -54,18 +58,21 @@ extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int typ
 // coz.h): pay owed delays before blocking or waking another thread; after blocking, say whether
 // another thread woke this one.
 extern "C" __attribute__((visibility("default"))) void _coz_pre_block() {
+  coz::hooks_api::InsideRuntime inside;
   if (coz::Runtime* rt = coz::Runtime::active()) {
     rt->before_block();
   }
 }
 
 extern "C" __attribute__((visibility("default"))) void _coz_post_block(int woken) {
+  coz::hooks_api::InsideRuntime inside;
   if (coz::Runtime* rt = coz::Runtime::active()) {
     rt->post_block(woken != 0);
   }
 }
 
 extern "C" __attribute__((visibility("default"))) void _coz_catch_up() {
+  coz::hooks_api::InsideRuntime inside;
   if (coz::Runtime* rt = coz::Runtime::active()) {
     rt->catch_up();
   }

@@ -10,7 +10,8 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "interpose/real_functions.h"
+#include "real_functions.h"
+#include "runtime/hooks_api.h"
 #include "own_fds.h"
 #include "runtime/sample_signal.h"
 #include "platform.h"
@@ -79,6 +80,7 @@ void install_exit_signal_handlers() {
 }
 
 void thread_key_destructor(void* state) {
+  hooks_api::InsideRuntime inside;
   if (Runtime* rt = Runtime::active()) {
     rt->on_thread_exit(static_cast<ThreadState*>(state));
   }
@@ -301,6 +303,7 @@ void Runtime::attach_existing_threads() {
 
 void* Runtime::profiler_main(void* arg) {
   auto* self = static_cast<Runtime*>(arg);
+  hooks_api::mark_profiler_thread();  // its locks, waits and joins are the runtime's own
   self->ready_ns_ = platform::monotonic_ns();
   self->report("profiler ready " + format_ms(self->ready_ns_ - self->config_.exec_ns) +
                    " after exec (" + format_ms(self->ready_ns_ - self->start_ns_) +
@@ -907,7 +910,7 @@ void Runtime::shutdown() {
   SampleSignalBlock block;
   if (profiler_running_) {
     runner_->stop();
-    pthread_join(profiler_thread_, nullptr);
+    real().pthread_join(profiler_thread_, nullptr);
   }
   finish_shutdown();
 }

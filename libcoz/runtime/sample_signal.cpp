@@ -6,7 +6,7 @@
 
 #include <atomic>
 
-#include "interpose/real_functions.h"
+#include "real_functions.h"
 #include "platform.h"
 
 namespace coz::sample_signal {

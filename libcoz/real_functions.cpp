@@ -1,5 +1,5 @@
 // Resolution of the real functions behind the hooks (see real_functions.h).
-#include "interpose/real_functions.h"
+#include "real_functions.h"
 
 #include <dlfcn.h>
 
