@@ -60,53 +60,55 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
 }
 
 /* Look the site's counter up once (racing threads get the same pointer), then add one. */
-#define COZ_INCREMENT_COUNTER(type, name)                                              \
-  do {                                                                                 \
-    static coz_counter_t* coz_site_counter_ = 0;                                       \
-    coz_counter_t* coz_c_ = __atomic_load_n(&coz_site_counter_, __ATOMIC_ACQUIRE);     \
-    if (__builtin_expect(coz_c_ == 0, 0)) {                                            \
-      coz_c_ = coz_lookup_counter_((type), (name));                                    \
-      __atomic_store_n(&coz_site_counter_, coz_c_, __ATOMIC_RELEASE);                  \
-    }                                                                                  \
-    if (coz_c_ != COZ_ABSENT_COUNTER_) {                                               \
-      __atomic_add_fetch(&coz_c_->count, 1, __ATOMIC_RELAXED);                         \
-    }                                                                                  \
+#define COZ_INCREMENT_COUNTER(type, name)                                          \
+  do {                                                                             \
+    static coz_counter_t* coz_site_counter_ = 0;                                   \
+    coz_counter_t* coz_c_ = __atomic_load_n(&coz_site_counter_, __ATOMIC_ACQUIRE); \
+    if (__builtin_expect(coz_c_ == 0, 0)) {                                        \
+      coz_c_ = coz_lookup_counter_((type), (name));                                \
+      __atomic_store_n(&coz_site_counter_, coz_c_, __ATOMIC_RELEASE);              \
+    }                                                                              \
+    if (coz_c_ != COZ_ABSENT_COUNTER_) {                                           \
+      __atomic_add_fetch(&coz_c_->count, 1, __ATOMIC_RELAXED);                     \
+    }                                                                              \
   } while (0)
 
 /* As above, but the counter is the calling thread's own: each thread's first visit to the site
  * registers a counter with the runtime, later visits only add one (it is only ever written by
  * this thread, so a plain atomic store suffices). */
-#define COZ_INCREMENT_THREAD_COUNTER_(type, name)                                      \
-  do {                                                                                 \
-    static __thread coz_counter_t* coz_thread_counter_ = 0;                            \
-    coz_counter_t* coz_c_ = coz_thread_counter_;                                       \
-    if (__builtin_expect(coz_c_ == 0, 0)) {                                            \
-      coz_c_ = coz_lookup_counter_((type), (name));                                    \
-      coz_thread_counter_ = coz_c_;                                                    \
-    }                                                                                  \
-    if (coz_c_ != COZ_ABSENT_COUNTER_) {                                               \
+#define COZ_INCREMENT_THREAD_COUNTER_(type, name)                                             \
+  do {                                                                                        \
+    static __thread coz_counter_t* coz_thread_counter_ = 0;                                   \
+    coz_counter_t* coz_c_ = coz_thread_counter_;                                              \
+    if (__builtin_expect(coz_c_ == 0, 0)) {                                                   \
+      coz_c_ = coz_lookup_counter_((type), (name));                                           \
+      coz_thread_counter_ = coz_c_;                                                           \
+    }                                                                                         \
+    if (coz_c_ != COZ_ABSENT_COUNTER_) {                                                      \
       __atomic_store_n(&coz_c_->count, __atomic_load_n(&coz_c_->count, __ATOMIC_RELAXED) + 1, \
-                       __ATOMIC_RELAXED);                                              \
-    }                                                                                  \
+                       __ATOMIC_RELAXED);                                                     \
+    }                                                                                         \
   } while (0)
 
 #define COZ_STR2_(x) #x
 #define COZ_STR_(x) COZ_STR2_(x)
 
 /* A throughput progress point named after its file and line. */
-#define COZ_PROGRESS COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, __FILE__ ":" COZ_STR_(__LINE__))
+#define COZ_PROGRESS \
+  COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, __FILE__ ":" COZ_STR_(__LINE__))
 /* A throughput progress point with a chosen name. */
 #define COZ_PROGRESS_NAMED(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, name)
 /* Start and end of a transaction, for latency by Little's law. A BEGIN is also an arrival. */
-#define COZ_BEGIN(name)                                          \
-  do {                                                           \
-    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_BEGIN, name);         \
+#define COZ_BEGIN(name)                                            \
+  do {                                                             \
+    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_BEGIN, name);           \
     COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_ARRIVAL, name); \
   } while (0)
 #define COZ_END(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name)
 /* A request arrives (load amplification, `coz run --load` / `--arrival-speedup`): each thread
  * that passes here is virtually sped up per arrival, so requests seem to arrive faster. */
-#define COZ_ARRIVAL COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_ARRIVAL, __FILE__ ":" COZ_STR_(__LINE__))
+#define COZ_ARRIVAL \
+  COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_ARRIVAL, __FILE__ ":" COZ_STR_(__LINE__))
 #define COZ_ARRIVAL_NAMED(name) COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_ARRIVAL, name)
 
 /* For programs with their own blocking primitives (futex-based locks, custom queues): call
@@ -118,20 +120,21 @@ typedef void (*coz_void_fn_t)(void);
 typedef void (*coz_int_fn_t)(int);
 
 /* Looks `symbol` up once per site and calls it with `args` (a parenthesised list). */
-#define COZ_CALL_RUNTIME_(fn_type, symbol, args)                                       \
-  do {                                                                                 \
-    static void* coz_site_fn_ = 0;                                                     \
-    void* coz_f_ = __atomic_load_n(&coz_site_fn_, __ATOMIC_ACQUIRE);                   \
-    if (__builtin_expect(coz_f_ == 0, 0)) {                                            \
-      coz_f_ = dlsym ? dlsym(COZ_RTLD_DEFAULT_, symbol) : 0;                           \
-      if (!coz_f_) coz_f_ = (void*)COZ_ABSENT_COUNTER_;                                \
-      __atomic_store_n(&coz_site_fn_, coz_f_, __ATOMIC_RELEASE);                       \
-    }                                                                                  \
-    if (coz_f_ != (void*)COZ_ABSENT_COUNTER_) {                                        \
-      fn_type coz_call_;                                                               \
-      __builtin_memcpy(&coz_call_, &coz_f_, sizeof coz_f_);                            \
-      coz_call_ args;                                                                  \
-    }                                                                                  \
+#define COZ_CALL_RUNTIME_(fn_type, symbol, args)                     \
+  do {                                                               \
+    static void* coz_site_fn_ = 0;                                   \
+    void* coz_f_ = __atomic_load_n(&coz_site_fn_, __ATOMIC_ACQUIRE); \
+    if (__builtin_expect(coz_f_ == 0, 0)) {                          \
+      coz_f_ = dlsym ? dlsym(COZ_RTLD_DEFAULT_, symbol) : 0;         \
+      if (!coz_f_)                                                   \
+        coz_f_ = (void*)COZ_ABSENT_COUNTER_;                         \
+      __atomic_store_n(&coz_site_fn_, coz_f_, __ATOMIC_RELEASE);     \
+    }                                                                \
+    if (coz_f_ != (void*)COZ_ABSENT_COUNTER_) {                      \
+      fn_type coz_call_;                                             \
+      __builtin_memcpy(&coz_call_, &coz_f_, sizeof coz_f_);          \
+      coz_call_ args;                                                \
+    }                                                                \
   } while (0)
 
 #define COZ_PRE_BLOCK() COZ_CALL_RUNTIME_(coz_void_fn_t, "_coz_pre_block", ())

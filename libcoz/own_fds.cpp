@@ -30,7 +30,7 @@ struct Entry {
 
 std::atomic<Entry*> g_chunks[kChunks];
 std::atomic<int> g_max_fd{-1};  // highest number ever registered
-std::atomic<long> g_count{0};    // descriptors registered now
+std::atomic<long> g_count{0};   // descriptors registered now
 std::atomic<bool> g_locked{false};
 std::atomic<pid_t> g_owner{0};  // the process the table describes
 __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
@@ -88,7 +88,9 @@ __attribute__((constructor)) void register_fork_handler() {
   pthread_atfork(nullptr, nullptr, forget_all_in_child);
 }
 
-int raw_close(int fd) { return static_cast<int>(syscall(SYS_close, fd)); }
+int raw_close(int fd) {
+  return static_cast<int>(syscall(SYS_close, fd));
+}
 
 // Whether `fd` still names the file it named when registered. Call with the lock held.
 bool same_file(int fd, const Entry* e) {
@@ -188,7 +190,9 @@ bool room_for_one_more(long* limit) {
   return g_count.load(std::memory_order_relaxed) + 1 <= *limit / 2;
 }
 
-bool owned_here() { return g_owner.load(std::memory_order_relaxed) == getpid(); }
+bool owned_here() {
+  return g_owner.load(std::memory_order_relaxed) == getpid();
+}
 
 void forget(std::atomic<int>* slot) {
   Lock lock;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <errno.h>
-
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -17,7 +16,9 @@
 
 namespace coz::platform {
 
-inline pid_t current_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+inline pid_t current_tid() {
+  return static_cast<pid_t>(syscall(SYS_gettid));
+}
 
 inline uint64_t monotonic_ns() {
   timespec ts;
@@ -39,10 +40,14 @@ inline int sample_signal() {
   int sig = g_sample_signal.load(std::memory_order_relaxed);
   return sig != 0 ? sig : SIGRTMAX - 2;
 }
-inline void set_sample_signal(int sig) { g_sample_signal.store(sig, std::memory_order_relaxed); }
+inline void set_sample_signal(int sig) {
+  g_sample_signal.store(sig, std::memory_order_relaxed);
+}
 
 // The program as it was started (argv[0]), for the profile's startup record.
-inline const char* program_name() { return program_invocation_name ? program_invocation_name : ""; }
+inline const char* program_name() {
+  return program_invocation_name ? program_invocation_name : "";
+}
 
 // perf_event's register number for the user stack pointer on this CPU (PERF_REG_*_SP).
 #if defined(__x86_64__)
@@ -105,7 +110,7 @@ inline void fail_restarted_syscall_with_eintr(void* context) {
     regs[REG_RIP] = static_cast<greg_t>(ip + 2);
   }
 #else
-  (void)context;  // elsewhere the call restarts, as with SA_RESTART
+  (void)context;                                 // elsewhere the call restarts, as with SA_RESTART
 #endif
 }
 

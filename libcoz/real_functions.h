@@ -12,60 +12,60 @@
 namespace coz {
 
 // X(name, return type, parameter list)
-#define COZ_REAL_FUNCTIONS(X)                                                                   \
-  X(pthread_create, int, (pthread_t*, const pthread_attr_t*, void* (*)(void*), void*))          \
-  X(pthread_exit, void, (void*))                                                                \
-  X(pthread_join, int, (pthread_t, void**))                                                     \
-  X(pthread_tryjoin_np, int, (pthread_t, void**))                                               \
-  X(pthread_timedjoin_np, int, (pthread_t, void**, const struct timespec*))                    \
-  X(pthread_clockjoin_np, int, (pthread_t, void**, clockid_t, const struct timespec*))         \
-  X(pthread_mutex_lock, int, (pthread_mutex_t*))                                                \
-  X(pthread_mutex_trylock, int, (pthread_mutex_t*))                                             \
-  X(pthread_mutex_timedlock, int, (pthread_mutex_t*, const struct timespec*))                  \
-  X(pthread_mutex_clocklock, int, (pthread_mutex_t*, clockid_t, const struct timespec*))       \
-  X(pthread_mutex_unlock, int, (pthread_mutex_t*))                                              \
-  X(pthread_cond_wait, int, (pthread_cond_t*, pthread_mutex_t*))                                \
-  X(pthread_cond_timedwait, int, (pthread_cond_t*, pthread_mutex_t*, const struct timespec*))  \
-  X(pthread_cond_clockwait, int,                                                                \
-    (pthread_cond_t*, pthread_mutex_t*, clockid_t, const struct timespec*))                    \
-  X(pthread_cond_signal, int, (pthread_cond_t*))                                                \
-  X(pthread_cond_broadcast, int, (pthread_cond_t*))                                             \
-  X(pthread_rwlock_rdlock, int, (pthread_rwlock_t*))                                            \
-  X(pthread_rwlock_tryrdlock, int, (pthread_rwlock_t*))                                         \
-  X(pthread_rwlock_timedrdlock, int, (pthread_rwlock_t*, const struct timespec*))              \
-  X(pthread_rwlock_clockrdlock, int, (pthread_rwlock_t*, clockid_t, const struct timespec*))   \
-  X(pthread_rwlock_wrlock, int, (pthread_rwlock_t*))                                            \
-  X(pthread_rwlock_trywrlock, int, (pthread_rwlock_t*))                                         \
-  X(pthread_rwlock_timedwrlock, int, (pthread_rwlock_t*, const struct timespec*))              \
-  X(pthread_rwlock_clockwrlock, int, (pthread_rwlock_t*, clockid_t, const struct timespec*))   \
-  X(pthread_rwlock_unlock, int, (pthread_rwlock_t*))                                            \
-  X(pthread_barrier_wait, int, (pthread_barrier_t*))                                            \
-  X(sem_wait, int, (sem_t*))                                                                    \
-  X(sem_trywait, int, (sem_t*))                                                                 \
-  X(sem_timedwait, int, (sem_t*, const struct timespec*))                                      \
-  X(sem_clockwait, int, (sem_t*, clockid_t, const struct timespec*))                           \
-  X(sem_post, int, (sem_t*))                                                                    \
-  X(kill, int, (pid_t, int))                                                                    \
-  X(pthread_kill, int, (pthread_t, int))                                                        \
-  X(pthread_sigqueue, int, (pthread_t, int, const union sigval))                               \
-  X(sigwait, int, (const sigset_t*, int*))                                                      \
-  X(sigwaitinfo, int, (const sigset_t*, siginfo_t*))                                            \
-  X(sigtimedwait, int, (const sigset_t*, siginfo_t*, const struct timespec*))                  \
-  X(sigsuspend, int, (const sigset_t*))                                                         \
-  X(sigpending, int, (sigset_t*))                                                               \
-  X(sigset, sighandler_t, (int, sighandler_t))                                                  \
-  X(sigaction, int, (int, const struct sigaction*, struct sigaction*))                         \
-  X(sigprocmask, int, (int, const sigset_t*, sigset_t*))                                        \
-  X(pthread_sigmask, int, (int, const sigset_t*, sigset_t*))                                    \
-  X(exit, void, (int))                                                                          \
-  X(_exit, void, (int))                                                                         \
-  X(_Exit, void, (int))                                                                         \
-  X(nanosleep, int, (const struct timespec*, struct timespec*))                                \
+#define COZ_REAL_FUNCTIONS(X)                                                                 \
+  X(pthread_create, int, (pthread_t*, const pthread_attr_t*, void* (*)(void*), void*))        \
+  X(pthread_exit, void, (void*))                                                              \
+  X(pthread_join, int, (pthread_t, void**))                                                   \
+  X(pthread_tryjoin_np, int, (pthread_t, void**))                                             \
+  X(pthread_timedjoin_np, int, (pthread_t, void**, const struct timespec*))                   \
+  X(pthread_clockjoin_np, int, (pthread_t, void**, clockid_t, const struct timespec*))        \
+  X(pthread_mutex_lock, int, (pthread_mutex_t*))                                              \
+  X(pthread_mutex_trylock, int, (pthread_mutex_t*))                                           \
+  X(pthread_mutex_timedlock, int, (pthread_mutex_t*, const struct timespec*))                 \
+  X(pthread_mutex_clocklock, int, (pthread_mutex_t*, clockid_t, const struct timespec*))      \
+  X(pthread_mutex_unlock, int, (pthread_mutex_t*))                                            \
+  X(pthread_cond_wait, int, (pthread_cond_t*, pthread_mutex_t*))                              \
+  X(pthread_cond_timedwait, int, (pthread_cond_t*, pthread_mutex_t*, const struct timespec*)) \
+  X(pthread_cond_clockwait, int,                                                              \
+    (pthread_cond_t*, pthread_mutex_t*, clockid_t, const struct timespec*))                   \
+  X(pthread_cond_signal, int, (pthread_cond_t*))                                              \
+  X(pthread_cond_broadcast, int, (pthread_cond_t*))                                           \
+  X(pthread_rwlock_rdlock, int, (pthread_rwlock_t*))                                          \
+  X(pthread_rwlock_tryrdlock, int, (pthread_rwlock_t*))                                       \
+  X(pthread_rwlock_timedrdlock, int, (pthread_rwlock_t*, const struct timespec*))             \
+  X(pthread_rwlock_clockrdlock, int, (pthread_rwlock_t*, clockid_t, const struct timespec*))  \
+  X(pthread_rwlock_wrlock, int, (pthread_rwlock_t*))                                          \
+  X(pthread_rwlock_trywrlock, int, (pthread_rwlock_t*))                                       \
+  X(pthread_rwlock_timedwrlock, int, (pthread_rwlock_t*, const struct timespec*))             \
+  X(pthread_rwlock_clockwrlock, int, (pthread_rwlock_t*, clockid_t, const struct timespec*))  \
+  X(pthread_rwlock_unlock, int, (pthread_rwlock_t*))                                          \
+  X(pthread_barrier_wait, int, (pthread_barrier_t*))                                          \
+  X(sem_wait, int, (sem_t*))                                                                  \
+  X(sem_trywait, int, (sem_t*))                                                               \
+  X(sem_timedwait, int, (sem_t*, const struct timespec*))                                     \
+  X(sem_clockwait, int, (sem_t*, clockid_t, const struct timespec*))                          \
+  X(sem_post, int, (sem_t*))                                                                  \
+  X(kill, int, (pid_t, int))                                                                  \
+  X(pthread_kill, int, (pthread_t, int))                                                      \
+  X(pthread_sigqueue, int, (pthread_t, int, const union sigval))                              \
+  X(sigwait, int, (const sigset_t*, int*))                                                    \
+  X(sigwaitinfo, int, (const sigset_t*, siginfo_t*))                                          \
+  X(sigtimedwait, int, (const sigset_t*, siginfo_t*, const struct timespec*))                 \
+  X(sigsuspend, int, (const sigset_t*))                                                       \
+  X(sigpending, int, (sigset_t*))                                                             \
+  X(sigset, sighandler_t, (int, sighandler_t))                                                \
+  X(sigaction, int, (int, const struct sigaction*, struct sigaction*))                        \
+  X(sigprocmask, int, (int, const sigset_t*, sigset_t*))                                      \
+  X(pthread_sigmask, int, (int, const sigset_t*, sigset_t*))                                  \
+  X(exit, void, (int))                                                                        \
+  X(_exit, void, (int))                                                                       \
+  X(_Exit, void, (int))                                                                       \
+  X(nanosleep, int, (const struct timespec*, struct timespec*))                               \
   X(clock_nanosleep, int, (clockid_t, int, const struct timespec*, struct timespec*))         \
-  X(usleep, int, (useconds_t))                                                                  \
-  X(sleep, unsigned, (unsigned))                                                                \
-  X(close, int, (int))                                                                          \
-  X(dup2, int, (int, int))                                                                      \
+  X(usleep, int, (useconds_t))                                                                \
+  X(sleep, unsigned, (unsigned))                                                              \
+  X(close, int, (int))                                                                        \
+  X(dup2, int, (int, int))                                                                    \
   X(dup3, int, (int, int, int))
 
 struct RealFunctions {

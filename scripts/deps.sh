@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# clang: the fuzz targets (tests/fuzz, libFuzzer with ASan and UBSan) build with it.
-packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev clang)
+# clang: the fuzz targets (tests/fuzz, libFuzzer with ASan and UBSan) build with it;
+# clang-format: the style check (tests/format_test.sh).
+packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev clang
+          clang-format)
 
 missing=()
 for p in "${packages[@]}"; do

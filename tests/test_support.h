@@ -27,7 +27,9 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-inline std::string fixture(const std::string& name) { return std::string(COZ_TEST_FIXTURES) + "/" + name; }
+inline std::string fixture(const std::string& name) {
+  return std::string(COZ_TEST_FIXTURES) + "/" + name;
+}
 inline std::string program_source(const std::string& name) {
   return std::string(COZ_TEST_PROGRAMS_SRC) + "/" + name;
 }
@@ -72,7 +74,8 @@ struct ProcessResult {
 };
 
 // Runs argv with `input` on stdin and `env` added to the environment; waits for it.
-inline ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input = "",
+inline ProcessResult run_process(const std::vector<std::string>& argv,
+                                 const std::string& input = "",
                                  const std::vector<std::pair<std::string, std::string>>& env = {}) {
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) || pipe(out_pipe) || pipe(err_pipe)) {

@@ -21,9 +21,12 @@ struct SeriesKey {
   PointKind kind;
   LoadLevel level;
   bool operator<(const SeriesKey& o) const {
-    if (line != o.line) return line < o.line;
-    if (point != o.point) return point < o.point;
-    if (kind != o.kind) return kind < o.kind;
+    if (line != o.line)
+      return line < o.line;
+    if (point != o.point)
+      return point < o.point;
+    if (kind != o.kind)
+      return kind < o.kind;
     return level < o.level;
   }
 };
@@ -81,7 +84,8 @@ std::map<std::string, double> phase_factors(const ProfileData& data) {
 // least-squares slope of each experiment's own progress rate (visits per ns, or the inverse of
 // its mean latency) against its line speedup, compared with the slopes after shuffling the
 // speedups among the experiments. Exact under that null for any number of experiments.
-double slope_permutation_p(PointKind kind, const std::vector<Observation>& obs, size_t rounds, Rng* rng) {
+double slope_permutation_p(PointKind kind, const std::vector<Observation>& obs, size_t rounds,
+                           Rng* rng) {
   std::vector<double> xs, rates;
   for (const Observation& o : obs) {
     double denominator = kind == PointKind::kThroughput ? o.duration_ns : o.in_flight_ns;
@@ -153,7 +157,8 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
     const Group& g = groups[group_of[i]];
     if (g.experiments >= 2 && obs[i].visits > 0 && mean[group_of[i]] > 0) {
       double n = static_cast<double>(g.experiments);
-      residuals.push_back((cost(obs[i]) / obs[i].visits / mean[group_of[i]] - 1) * std::sqrt(n / (n - 1)));
+      residuals.push_back((cost(obs[i]) / obs[i].visits / mean[group_of[i]] - 1) *
+                          std::sqrt(n / (n - 1)));
     }
   }
   if (residuals.size() < 2) {
@@ -199,7 +204,8 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
   }
   for (size_t k = 1; k < s->curve.size(); k++) {
     Interval in = percentile_interval(&at[k], o.confidence);
-    s->curve[k].program_speedup = Estimate{s->curve[k].program_speedup.value, true, in.low, in.high};
+    s->curve[k].program_speedup =
+        Estimate{s->curve[k].program_speedup.value, true, in.low, in.high};
   }
   Interval si = percentile_interval(&slopes, o.confidence);
   Interval ii = percentile_interval(&impacts, o.confidence);
@@ -257,9 +263,9 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
         Observation o{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits, p.in_flight_ns};
         observed[{e.line, p.name, p.kind, e.level}].push_back(o);
       }
-      auto it = std::find_if(report.points.begin(), report.points.end(), [&](const ProgressPointInfo& i) {
-        return i.name == p.name && i.kind == p.kind;
-      });
+      auto it = std::find_if(
+          report.points.begin(), report.points.end(),
+          [&](const ProgressPointInfo& i) { return i.name == p.name && i.kind == p.kind; });
       if (it == report.points.end()) {
         report.points.push_back(ProgressPointInfo{p.name, p.kind, 0});
         it = report.points.end() - 1;
@@ -270,8 +276,8 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
   report.lines_tested = lines.size();
   report.levels.assign(levels.begin(), levels.end());
 
-  std::map<std::string, double> factors = options.phase_correction ? phase_factors(data)
-                                                                   : std::map<std::string, double>{};
+  std::map<std::string, double> factors =
+      options.phase_correction ? phase_factors(data) : std::map<std::string, double>{};
   std::set<std::string> no_baseline, few_speedups, shown;
   for (const auto& [key, obs] : observed) {
     std::vector<Group> groups = group_by_speedup(obs, nullptr);
@@ -315,7 +321,8 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
     }
     s.slope.value = slope_through_origin(corrected);
     s.impact.value = impact(corrected);
-    bootstrap(&s, obs, groups, options, Rng(options.seed ^ fnv1a(key.line + '\n' + key.point + '\n' + key.level.label())));
+    bootstrap(&s, obs, groups, options,
+              Rng(options.seed ^ fnv1a(key.line + '\n' + key.point + '\n' + key.level.label())));
     shown.insert(key.line);
     report.series.push_back(std::move(s));
   }
@@ -349,7 +356,8 @@ void rank(std::vector<Series>* series, SortOrder order) {
     return 0.0;
   };
   std::stable_sort(series->begin(), series->end(), [&](const Series& a, const Series& b) {
-    double ka = std::isnan(key(a)) ? -INFINITY : key(a), kb = std::isnan(key(b)) ? -INFINITY : key(b);
+    double ka = std::isnan(key(a)) ? -INFINITY : key(a),
+           kb = std::isnan(key(b)) ? -INFINITY : key(b);
     if (ka != kb) {
       return ka > kb;
     }

@@ -14,12 +14,12 @@
 namespace coz::analysis {
 
 struct AnalysisOptions {
-  size_t min_speedups = 5;    // lines with fewer distinct speedups (baseline included) are dropped
-  double confidence = 0.95;   // of every interval
-  size_t bootstrap = 1000;    // replicates; 0 skips intervals and significance
+  size_t min_speedups = 5;   // lines with fewer distinct speedups (baseline included) are dropped
+  double confidence = 0.95;  // of every interval
+  size_t bootstrap = 1000;   // replicates; 0 skips intervals and significance
   uint64_t seed = 1;
   bool phase_correction = true;
-  double fdr = 0.05;          // Benjamini-Hochberg false discovery rate
+  double fdr = 0.05;  // Benjamini-Hochberg false discovery rate
 };
 
 struct Estimate {
@@ -30,13 +30,13 @@ struct Estimate {
 };
 
 struct CurvePoint {
-  double line_speedup = 0;     // 0..1
-  Estimate program_speedup;    // phase-corrected when the correction applies
+  double line_speedup = 0;   // 0..1
+  Estimate program_speedup;  // phase-corrected when the correction applies
   double uncorrected = 0;
   size_t experiments = 0;
-  double visits = 0;           // throughput visits or latency arrivals
+  double visits = 0;  // throughput visits or latency arrivals
   double duration_ns = 0;
-  double value_ns = 0;         // period per visit, or mean latency
+  double value_ns = 0;  // period per visit, or mean latency
 };
 
 struct Series {
@@ -46,21 +46,21 @@ struct Series {
   LoadLevel level;
   std::vector<CurvePoint> curve;  // by line speedup; the first is the 0% baseline
   size_t experiments = 0;
-  double phase_factor = 1;        // t_A / T from eq. 5.6; 1 when not corrected
+  double phase_factor = 1;  // t_A / T from eq. 5.6; 1 when not corrected
   bool phase_corrected = false;
   Estimate impact;
   Estimate slope;
-  double max_speedup = 0;         // largest program speedup on the curve
-  double p_value = 1;             // permutation test: the line's speedup makes no difference
-  bool significant = false;       // rejected under Benjamini-Hochberg, slope and impact above 0
-  bool contention = false;        // rejected, slope below 0: speeding it slows the program (5.1.6)
+  double max_speedup = 0;    // largest program speedup on the curve
+  double p_value = 1;        // permutation test: the line's speedup makes no difference
+  bool significant = false;  // rejected under Benjamini-Hochberg, slope and impact above 0
+  bool contention = false;   // rejected, slope below 0: speeding it slows the program (5.1.6)
 };
 
 struct ScalabilityRow {
   std::string point;
   PointKind kind = PointKind::kThroughput;
   LoadLevel level;
-  double achieved_load = -1;       // duration-weighted mean of the experiments' `load`; -1 if none
+  double achieved_load = -1;  // duration-weighted mean of the experiments' `load`; -1 if none
   size_t experiments = 0;
   size_t runs = 0;
   Estimate throughput_per_s;       // visits per second of effective time
@@ -88,10 +88,10 @@ struct Report {
   std::vector<ProgressPointInfo> points;
   std::vector<LoadLevel> levels;
   std::vector<Series> series;
-  size_t lines_tested = 0;          // distinct lines with at least one experiment
-  size_t dropped_no_baseline = 0;   // lines left out: no series has a 0% baseline
-  size_t dropped_few_speedups = 0;  // lines left out: a baseline, but too few speedups
-  size_t most_speedups = 0;         // the most distinct speedups any series reached
+  size_t lines_tested = 0;                  // distinct lines with at least one experiment
+  size_t dropped_no_baseline = 0;           // lines left out: no series has a 0% baseline
+  size_t dropped_few_speedups = 0;          // lines left out: a baseline, but too few speedups
+  size_t most_speedups = 0;                 // the most distinct speedups any series reached
   std::vector<ScalabilityRow> scalability;  // when the profile holds more than one load level
   Diagnosis diagnosis;
 };

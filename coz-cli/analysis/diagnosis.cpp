@@ -58,16 +58,18 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
             "--fixed-speedup 0"};
   }
   if (report.dropped_few_speedups == 0) {
-    return {"no-baseline",
-            "no line has a 0% (baseline) experiment that reached a progress point, to compare with: "
-            "run again without --fixed-speedup, or add a run with --fixed-speedup 0"};
+    return {
+        "no-baseline",
+        "no line has a 0% (baseline) experiment that reached a progress point, to compare with: "
+        "run again without --fixed-speedup, or add a run with --fixed-speedup 0"};
   }
   char text[400];
-  snprintf(text, sizeof text,
-           "no line was measured at %zu or more speedups (the best has %zu): run the program longer "
-           "or several times (coz run --runs N appends), use --end-to-end with --fixed-line and "
-           "--fixed-speedup for one line, or lower --min-points",
-           report.options.min_speedups, report.most_speedups);
+  snprintf(
+      text, sizeof text,
+      "no line was measured at %zu or more speedups (the best has %zu): run the program longer "
+      "or several times (coz run --runs N appends), use --end-to-end with --fixed-line and "
+      "--fixed-speedup for one line, or lower --min-points",
+      report.options.min_speedups, report.most_speedups);
   return {"few-speedups", text};
 }
 

@@ -142,7 +142,8 @@ void ProfileData::add_record(const Record& r, FileState* st) {
     case RecordKind::kExperiment: {
       st->open = 0;
       st->skipping = true;  // its point records go with it unless it is valid
-      if (!r.find(vocab::key::kSelected) || !r.find(vocab::key::kSpeedup) || !r.find(vocab::key::kDuration)) {
+      if (!r.find(vocab::key::kSelected) || !r.find(vocab::key::kSpeedup) ||
+          !r.find(vocab::key::kDuration)) {
         complain("experiment record without selected, speedup and duration; skipped");
         break;
       }
@@ -160,7 +161,9 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       if (!whole(r, vocab::key::kDuration, kMaxRecordNs, -1, &e.duration_ns) || e.duration_ns < 0 ||
           !whole(r, vocab::key::kElapsed, kMaxRecordNs, e.duration_ns, &e.elapsed_ns) ||
           !bounded(r, vocab::key::kSelectedSamples, kMaxRecordCount, 0, &e.selected_samples)) {
-        complain("experiment duration, elapsed or selected-samples is not a number from 0 to 1e17; skipped");
+        complain(
+            "experiment duration, elapsed or selected-samples is not a number from 0 to 1e17; "
+            "skipped");
         break;
       }
       if (!bounded(r, vocab::key::kLoadTarget, kMaxLoad, 0, &e.level.target) ||
@@ -179,7 +182,8 @@ void ProfileData::add_record(const Record& r, FileState* st) {
         // Coz writes only `duration`, the real time less the delays inserted. Each selected-line
         // sample inserted speedup x its fixed 1 ms sampling period: add them back, or phase
         // correction (eq. 5.6) would take a line active all run long for one active 70% of it.
-        e.elapsed_ns = std::min(kMaxRecordNs, e.duration_ns + e.speedup * kCozSamplingPeriodNs * e.selected_samples);
+        e.elapsed_ns = std::min(
+            kMaxRecordNs, e.duration_ns + e.speedup * kCozSamplingPeriodNs * e.selected_samples);
       }
       run.experiments++;
       experiments_.push_back(std::move(e));
@@ -206,11 +210,13 @@ void ProfileData::add_record(const Record& r, FileState* st) {
         p.kind = PointKind::kLatency;
         double raw_difference = r.real(vocab::key::kDifference, 0);
         // Coz 0.2 logs END-before-BEGIN as an unsigned wrap-around (18446744073709551615-style).
-        wrapped = !r.find(vocab::key::kInFlightNs) && raw_difference >= kWrappedCount && raw_difference <= 1.9e19;
-        counts_ok = whole(r, vocab::key::kArrivals, kMaxRecordCount, 0, &p.visits) &&
-                    bounded(r, vocab::key::kDepartures, kMaxRecordCount, 0, &p.departures) &&
-                    (wrapped || bounded(r, vocab::key::kDifference, kMaxRecordCount, 0, &difference)) &&
-                    bounded(r, vocab::key::kInFlightNs, kMaxRecordNs * kMaxRecordCount, 0, &p.in_flight_ns);
+        wrapped = !r.find(vocab::key::kInFlightNs) && raw_difference >= kWrappedCount &&
+                  raw_difference <= 1.9e19;
+        counts_ok =
+            whole(r, vocab::key::kArrivals, kMaxRecordCount, 0, &p.visits) &&
+            bounded(r, vocab::key::kDepartures, kMaxRecordCount, 0, &p.departures) &&
+            (wrapped || bounded(r, vocab::key::kDifference, kMaxRecordCount, 0, &difference)) &&
+            bounded(r, vocab::key::kInFlightNs, kMaxRecordNs * kMaxRecordCount, 0, &p.in_flight_ns);
       }
       if (!counts_ok) {
         complain("a count in this " + r.type + " record is not a number from 0 to 1e15; skipped");
@@ -218,7 +224,8 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       }
       if (wrapped) {
         if (!st->wrapped_warned) {
-          warnings_.push_back(file + ": Coz recorded a negative number in flight (END before BEGIN); "
+          warnings_.push_back(file +
+                              ": Coz recorded a negative number in flight (END before BEGIN); "
                               "latency from those experiments is ignored");
           st->wrapped_warned = true;
         }

@@ -35,21 +35,21 @@ struct PointCounts {
 };
 
 struct Experiment {
-  std::string line;  // file:line of the selected line
-  double speedup = 0;          // 0..1
-  double duration_ns = 0;      // effective: elapsed minus inserted delays
-  double elapsed_ns = 0;       // real time (duration when the profile does not say)
+  std::string line;        // file:line of the selected line
+  double speedup = 0;      // 0..1
+  double duration_ns = 0;  // effective: elapsed minus inserted delays
+  double elapsed_ns = 0;   // real time (duration when the profile does not say)
   double selected_samples = 0;
   LoadLevel level;
-  double load_achieved = -1;   // the `load` field; negative when absent
-  size_t run = 0;              // index into ProfileData::runs
+  double load_achieved = -1;  // the `load` field; negative when absent
+  size_t run = 0;             // index into ProfileData::runs
   std::vector<PointCounts> points;
 };
 
 struct Run {
   std::string file;
-  std::string program;         // argv[0], from the startup record (empty for Coz's profiles)
-  bool has_runtime = false;    // the run ended normally and wrote its totals
+  std::string program;       // argv[0], from the startup record (empty for Coz's profiles)
+  bool has_runtime = false;  // the run ended normally and wrote its totals
   double runtime_ns = 0;
   std::map<std::string, double> samples;  // per line
   size_t experiments = 0;
@@ -90,8 +90,8 @@ class ProfileData {
   // Where the records of the file being merged stand.
   struct FileState {
     std::string file;
-    size_t open = 0;            // 1 + index of the experiment later point records belong to; 0: none
-    bool skipping = false;      // the last experiment record was rejected: so are its points
+    size_t open = 0;        // 1 + index of the experiment later point records belong to; 0: none
+    bool skipping = false;  // the last experiment record was rejected: so are its points
     bool wrapped_warned = false;
   };
 

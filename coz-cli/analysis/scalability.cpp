@@ -10,7 +10,8 @@
 
 namespace coz::analysis {
 
-std::vector<ScalabilityRow> scalability_table(const ProfileData& data, const AnalysisOptions& options) {
+std::vector<ScalabilityRow> scalability_table(const ProfileData& data,
+                                              const AnalysisOptions& options) {
   struct Cell {
     std::vector<Observation> obs;
     std::set<size_t> runs;
@@ -48,7 +49,8 @@ std::vector<ScalabilityRow> scalability_table(const ProfileData& data, const Ana
     }
     Group all = group_by_speedup(cell.obs, nullptr)[0];
     row.throughput_per_s.value = all.duration_ns > 0 ? all.visits / all.duration_ns * 1e9 : 0;
-    row.latency_ns.value = row.kind == PointKind::kLatency ? std::max(0.0, all.value_ns(row.kind)) : 0;
+    row.latency_ns.value =
+        row.kind == PointKind::kLatency ? std::max(0.0, all.value_ns(row.kind)) : 0;
     if (options.bootstrap > 0 && cell.obs.size() >= 2) {
       std::vector<double> tput, lat;
       std::vector<size_t> pick(cell.obs.size());
@@ -73,7 +75,9 @@ std::vector<ScalabilityRow> scalability_table(const ProfileData& data, const Ana
         row.latency_ns = Estimate{row.latency_ns.value, true, in.low, in.high};
       }
     }
-    auto base = lowest.emplace(std::make_pair(row.point, std::get<1>(key)), row.throughput_per_s.value).first;
+    auto base =
+        lowest.emplace(std::make_pair(row.point, std::get<1>(key)), row.throughput_per_s.value)
+            .first;
     row.relative_throughput = base->second > 0 ? row.throughput_per_s.value / base->second : 0;
     rows.push_back(row);
   }

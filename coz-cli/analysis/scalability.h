@@ -8,6 +8,7 @@
 
 namespace coz::analysis {
 
-std::vector<ScalabilityRow> scalability_table(const ProfileData& data, const AnalysisOptions& options);
+std::vector<ScalabilityRow> scalability_table(const ProfileData& data,
+                                              const AnalysisOptions& options);
 
 }  // namespace coz::analysis

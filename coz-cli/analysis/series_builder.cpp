@@ -20,9 +20,12 @@ double Group::value_ns(PointKind kind) const {
   return kind == PointKind::kThroughput ? duration_ns / visits : in_flight_ns / visits;
 }
 
-long speedup_key(double speedup) { return std::lround(speedup * 1000); }
+long speedup_key(double speedup) {
+  return std::lround(speedup * 1000);
+}
 
-std::vector<Group> group_by_speedup(const std::vector<Observation>& obs, const std::vector<size_t>* pick) {
+std::vector<Group> group_by_speedup(const std::vector<Observation>& obs,
+                                    const std::vector<size_t>* pick) {
   std::vector<Group> groups;
   auto add = [&groups](const Observation& o) {
     auto it = std::lower_bound(groups.begin(), groups.end(), o.key,
@@ -47,7 +50,8 @@ std::vector<Group> group_by_speedup(const std::vector<Observation>& obs, const s
   return groups;
 }
 
-bool speedup_curve(const std::vector<Group>& groups, PointKind kind, double factor, std::vector<XY>* out) {
+bool speedup_curve(const std::vector<Group>& groups, PointKind kind, double factor,
+                   std::vector<XY>* out) {
   out->clear();
   if (groups.empty() || groups[0].key != 0) {
     return false;

@@ -13,10 +13,10 @@ namespace coz::analysis {
 
 // One experiment seen from one progress point.
 struct Observation {
-  long key = 0;          // speedup in thousandths, for grouping
+  long key = 0;  // speedup in thousandths, for grouping
   double speedup = 0;
   double duration_ns = 0;
-  double visits = 0;     // throughput visits, or latency arrivals
+  double visits = 0;  // throughput visits, or latency arrivals
   double in_flight_ns = 0;
 };
 
@@ -37,10 +37,12 @@ long speedup_key(double speedup);
 
 // Sums observations per speedup, sorted by speedup. `pick` selects (with repetition) which
 // observations to use; null means all of them once.
-std::vector<Group> group_by_speedup(const std::vector<Observation>& obs, const std::vector<size_t>* pick);
+std::vector<Group> group_by_speedup(const std::vector<Observation>& obs,
+                                    const std::vector<size_t>* pick);
 
 // Program speedup at each valid group, (0, 0) first, each y multiplied by `factor`. False when
 // there is no valid 0% baseline.
-bool speedup_curve(const std::vector<Group>& groups, PointKind kind, double factor, std::vector<XY>* out);
+bool speedup_curve(const std::vector<Group>& groups, PointKind kind, double factor,
+                   std::vector<XY>* out);
 
 }  // namespace coz::analysis

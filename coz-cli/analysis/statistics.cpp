@@ -28,8 +28,9 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 Interval percentile_interval(std::vector<double>* values, double confidence) {
   // A NaN would break std::sort's ordering (and its bounds); bounded inputs should give none.
-  values->erase(std::remove_if(values->begin(), values->end(), [](double v) { return std::isnan(v); }),
-                values->end());
+  values->erase(
+      std::remove_if(values->begin(), values->end(), [](double v) { return std::isnan(v); }),
+      values->end());
   if (values->empty()) {
     return Interval{NAN, NAN};
   }
@@ -77,7 +78,8 @@ std::vector<bool> benjamini_hochberg(const std::vector<double>& p_values, double
   size_t m = p_values.size();
   std::vector<size_t> order(m);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p_values[a] < p_values[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return p_values[a] < p_values[b]; });
   // The largest rank k with p(k) <= k q / m; every hypothesis up to it is rejected.
   size_t cut = 0;
   for (size_t k = 1; k <= m; k++) {

@@ -103,7 +103,9 @@ bool parse_args(const std::vector<std::string>& args, PlotArgs* out, std::string
     const std::string& first = out->files[0];
     size_t dot = first.rfind('.');
     size_t slash = first.rfind('/');
-    std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? first.substr(0, dot) : first;
+    std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash)
+                           ? first.substr(0, dot)
+                           : first;
     out->output = stem + ".html";
   }
   return true;
@@ -118,7 +120,8 @@ std::string viewer_dir(std::string* looked_in) {
   if (dir.empty()) {
     return "";
   }
-  for (const std::string& candidate : {dir + "/" COZ_BIN_TO_VIEWER, dir + "/../share/coz-amp/viewer"}) {
+  for (const std::string& candidate :
+       {dir + "/" COZ_BIN_TO_VIEWER, dir + "/../share/coz-amp/viewer"}) {
     *looked_in += (looked_in->empty() ? "" : ", ") + candidate;
     if (access((candidate + "/index.html").c_str(), R_OK) == 0) {
       return candidate;
@@ -140,8 +143,8 @@ bool slurp(const std::string& path, std::string* out) {
 
 // The installed viewer's files.
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {
-  if (!slurp(dir + "/index.html", &viewer->index_html) || !slurp(dir + "/viewer.css", &viewer->style) ||
-      !slurp(dir + "/viewer.js", &viewer->app)) {
+  if (!slurp(dir + "/index.html", &viewer->index_html) ||
+      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app)) {
     *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
     return false;
   }
@@ -174,7 +177,8 @@ std::string nonce() {
 
 // The page must never replace a profile it was made from (by default `x.html` plots to itself):
 // the same file is the same device and inode, whatever the names.
-bool overwrites_input(const std::string& output, const std::vector<std::string>& inputs, std::string* which) {
+bool overwrites_input(const std::string& output, const std::vector<std::string>& inputs,
+                      std::string* which) {
   struct stat out;
   if (stat(output.c_str(), &out) != 0) {
     return false;  // a new file
@@ -204,14 +208,17 @@ int plot_command(const std::vector<std::string>& args) {
   }
   std::string input;
   if (!parsed.serve && overwrites_input(parsed.output, parsed.files, &input)) {
-    fprintf(stderr, "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
+    fprintf(stderr,
+            "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
             input.c_str());
     return 2;
   }
   std::string looked_in;
   std::string dir = viewer_dir(&looked_in);
   if (dir.empty()) {
-    fprintf(stderr, "coz plot: error: cannot find the viewer (looked in %s); rebuild, reinstall, or set COZ_VIEWER_DIR\n",
+    fprintf(stderr,
+            "coz plot: error: cannot find the viewer (looked in %s); rebuild, reinstall, or set "
+            "COZ_VIEWER_DIR\n",
             looked_in.c_str());
     return 2;
   }
@@ -253,7 +260,8 @@ int plot_command(const std::vector<std::string>& args) {
   }
   // Checked again just before writing: the profiles were read in between.
   if (overwrites_input(parsed.output, parsed.files, &input)) {
-    fprintf(stderr, "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
+    fprintf(stderr,
+            "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
             input.c_str());
     return 2;
   }
@@ -261,12 +269,14 @@ int plot_command(const std::vector<std::string>& args) {
   out << page;
   out.close();
   if (!out) {
-    fprintf(stderr, "coz plot: error: cannot write %s; pick another place with -o FILE\n", parsed.output.c_str());
+    fprintf(stderr, "coz plot: error: cannot write %s; pick another place with -o FILE\n",
+            parsed.output.c_str());
     return 2;
   }
   printf("%s\n", parsed.output.c_str());
   if (parsed.open && !open_in_browser(parsed.output)) {
-    fprintf(stderr, "coz plot: could not start a browser (xdg-open); open %s yourself\n", parsed.output.c_str());
+    fprintf(stderr, "coz plot: could not start a browser (xdg-open); open %s yourself\n",
+            parsed.output.c_str());
   }
   return report.diagnosis.code.empty() ? 0 : 1;
 }

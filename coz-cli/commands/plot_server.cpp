@@ -1,12 +1,12 @@
 // A one-page HTTP server for `coz plot --serve`, bound to 127.0.0.1 only (see plot.h).
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <netinet/in.h>
 #include <spawn.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,9 +42,10 @@ void send_all(int fd, const std::string& data) {
 }
 
 std::string response(const char* status, const char* type, const std::string& body, bool head) {
-  std::string r = std::string("HTTP/1.1 ") + status + "\r\nContent-Type: " + type +
-                  "\r\nContent-Length: " + std::to_string(body.size()) +
-                  "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n";
+  std::string r =
+      std::string("HTTP/1.1 ") + status + "\r\nContent-Type: " + type +
+      "\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n";
   return head ? r : r + body;
 }
 
@@ -66,7 +67,8 @@ HostCheck check_host(const std::string& request, int port) {
   while (at != std::string_view::npos) {
     size_t start = at + 2;
     at = head.find("\r\n", start);
-    std::string_view line = head.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
+    std::string_view line =
+        head.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
     size_t colon = line.find(':');
     if (line.empty() || line[0] == ' ' || line[0] == '\t') {
       continue;  // an obsolete folded continuation: part of the header before
@@ -111,7 +113,8 @@ void answer(int fd, const std::string& html, int port) {
   char buf[4096];
   while (request.find("\r\n\r\n") == std::string::npos && request.size() < 16384) {
     int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    deadline - std::chrono::steady_clock::now()).count());
+                                    deadline - std::chrono::steady_clock::now())
+                                    .count());
     pollfd p{fd, POLLIN, 0};
     if (left <= 0 || poll(&p, 1, left) <= 0) {
       return;
@@ -139,7 +142,8 @@ void answer(int fd, const std::string& html, int port) {
   } else if (HostCheck host = check_host(request, port); host == HostCheck::kBad) {
     send_all(fd, response("400 Bad Request", "text/plain", "bad request\n", head));
   } else if (host == HostCheck::kForeign) {
-    send_all(fd, response("403 Forbidden", "text/plain", "this report is served to 127.0.0.1 only\n", head));
+    send_all(fd, response("403 Forbidden", "text/plain",
+                          "this report is served to 127.0.0.1 only\n", head));
   } else if (target == "/" || target == "/index.html") {
     send_all(fd, response("200 OK", "text/html; charset=utf-8", html, head));
   } else {
@@ -156,7 +160,8 @@ bool open_in_browser(const std::string& target) {
   signal(SIGCHLD, SIG_IGN);
   pid_t pid;
   const char* argv[] = {"xdg-open", target.c_str(), nullptr};
-  return posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char* const*>(argv), environ) == 0;
+  return posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char* const*>(argv),
+                      environ) == 0;
 }
 
 int serve_page(const std::string& html, bool open_browser) {
@@ -168,7 +173,7 @@ int serve_page(const std::string& html, bool open_browser) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // never another interface
-  addr.sin_port = 0;                               // a free port
+  addr.sin_port = 0;                              // a free port
   socklen_t len = sizeof addr;
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 16) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
@@ -179,9 +184,11 @@ int serve_page(const std::string& html, bool open_browser) {
   std::string url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/";
   printf("%s\n", url.c_str());
   fflush(stdout);
-  fprintf(stderr, "coz plot: serving the report at %s on this machine only; Ctrl-C stops\n", url.c_str());
+  fprintf(stderr, "coz plot: serving the report at %s on this machine only; Ctrl-C stops\n",
+          url.c_str());
   if (open_browser && !open_in_browser(url)) {
-    fprintf(stderr, "coz plot: could not start a browser (xdg-open); open %s yourself\n", url.c_str());
+    fprintf(stderr, "coz plot: could not start a browser (xdg-open); open %s yourself\n",
+            url.c_str());
   }
   // One thread per connection, so a slow client never blocks another.
   std::atomic<int> clients{0};
@@ -190,7 +197,8 @@ int serve_page(const std::string& html, bool open_browser) {
   for (;;) {
     int client = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) {
-      if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK || errno == EFAULT || errno == EOPNOTSUPP) {
+      if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK || errno == EFAULT ||
+          errno == EOPNOTSUPP) {
         fprintf(stderr, "coz plot: error: accept failed: %s\n", strerror(errno));
         close(fd);
         return 2;
@@ -199,7 +207,8 @@ int serve_page(const std::string& html, bool open_browser) {
       // one connection: keep serving. Connections being answered close within seconds.
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
         if (!short_of_resources) {
-          fprintf(stderr, "coz plot: warning: cannot accept a connection (%s); retrying\n", strerror(errno));
+          fprintf(stderr, "coz plot: warning: cannot accept a connection (%s); retrying\n",
+                  strerror(errno));
           short_of_resources = true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(25));

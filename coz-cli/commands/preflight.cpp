@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "line/line_map.h"
+#include "platform.h"
 #include "record/profile_writer.h"
 #include "sample/perf_sampler.h"
-#include "platform.h"
 
 namespace coz::cli {
 namespace {
@@ -30,7 +30,8 @@ ProgramKind classify(const std::string& path) {
     return head[0] == '#' && head[1] == '!' ? ProgramKind::kScript : ProgramKind::kOther;
   }
   if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    return eh.e_ident[0] == '#' && eh.e_ident[1] == '!' ? ProgramKind::kScript : ProgramKind::kOther;
+    return eh.e_ident[0] == '#' && eh.e_ident[1] == '!' ? ProgramKind::kScript
+                                                        : ProgramKind::kOther;
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
     return ProgramKind::kOther;  // 32-bit programs cannot load this 64-bit runtime
@@ -131,8 +132,8 @@ bool check_debug_info(const Program& program, const RunOptions& options, std::st
   }
   Scope scope(options.binary_scope, options.source_scope, options.include_system);
   const char* debug_path = getenv("COZ_DEBUG_PATH");
-  DebugProbe probe = probe_debug_info(LoadedObject{program.path, 0, true}, scope,
-                                      debug_path ? debug_path : "");
+  DebugProbe probe =
+      probe_debug_info(LoadedObject{program.path, 0, true}, scope, debug_path ? debug_path : "");
   if (probe.status != DebugInfoStatus::kOk) {
     *error = probe.message;
     if (probe.status == DebugInfoStatus::kNoDebugInfo) {
@@ -161,7 +162,8 @@ bool check_perf_event(std::string* error) {
 bool check_output_writable(const std::string& path, std::string* error) {
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    *error = "cannot write the profile to " + path + ": it is a directory; give a file name with -o";
+    *error =
+        "cannot write the profile to " + path + ": it is a directory; give a file name with -o";
     return false;
   }
   ProfileWriter writer;

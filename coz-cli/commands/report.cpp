@@ -3,10 +3,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <set>
 
 #include "analysis/causal_profile.h"
@@ -63,9 +63,11 @@ bool parse_number(const std::string& text, double low, double high, double* out)
 }  // namespace
 
 OptionResult parse_shared_option(const std::vector<std::string>& args, size_t* i,
-                                 analysis::AnalysisOptions* analysis, size_t* min_points, std::string* error) {
+                                 analysis::AnalysisOptions* analysis, size_t* min_points,
+                                 std::string* error) {
   const std::string& a = args[*i];
-  if (a != "--min-points" && a != "--confidence" && a != "--bootstrap" && a != "--seed" && a != "--fdr") {
+  if (a != "--min-points" && a != "--confidence" && a != "--bootstrap" && a != "--seed" &&
+      a != "--fdr") {
     return OptionResult::kNotHandled;
   }
   std::string v = *i + 1 < args.size() ? args[++*i] : std::string();
@@ -91,7 +93,8 @@ OptionResult parse_shared_option(const std::vector<std::string>& args, size_t* i
   } else if (a == "--seed") {
     char* end = nullptr;
     errno = 0;
-    if (v.empty() || v[0] == '-' || (analysis->seed = strtoull(v.c_str(), &end, 10), *end != '\0' || errno != 0)) {
+    if (v.empty() || v[0] == '-' ||
+        (analysis->seed = strtoull(v.c_str(), &end, 10), *end != '\0' || errno != 0)) {
       *error = "--seed takes a whole number from 0 to 18446744073709551615";
       return OptionResult::kBad;
     }
@@ -119,7 +122,8 @@ bool parse_args(const std::vector<std::string>& args, ReportArgs* out, std::stri
       return true;
     };
     std::string v;
-    OptionResult shared = parse_shared_option(args, &i, &out->analysis, &out->analysis.min_speedups, error);
+    OptionResult shared =
+        parse_shared_option(args, &i, &out->analysis, &out->analysis.min_speedups, error);
     if (shared == OptionResult::kBad) {
       return false;
     }
@@ -209,7 +213,8 @@ bool select(const ReportArgs& args, analysis::Report* report, std::string* error
   }
   std::vector<analysis::Series> kept;
   for (analysis::Series& s : report->series) {
-    if ((args.point.empty() || s.point == args.point) && (args.load.empty() || level_matches(s.level, args.load))) {
+    if ((args.point.empty() || s.point == args.point) &&
+        (args.load.empty() || level_matches(s.level, args.load))) {
       kept.push_back(std::move(s));
     }
   }
@@ -217,7 +222,8 @@ bool select(const ReportArgs& args, analysis::Report* report, std::string* error
   report->series = std::move(kept);
   std::vector<analysis::ScalabilityRow> rows;
   for (analysis::ScalabilityRow& row : report->scalability) {
-    if ((args.point.empty() || row.point == args.point) && (args.load.empty() || level_matches(row.level, args.load))) {
+    if ((args.point.empty() || row.point == args.point) &&
+        (args.load.empty() || level_matches(row.level, args.load))) {
       rows.push_back(std::move(row));
     }
   }
@@ -227,12 +233,14 @@ bool select(const ReportArgs& args, analysis::Report* report, std::string* error
 
 }  // namespace
 
-bool read_profiles(const std::vector<std::string>& files, const char* who, analysis::ProfileData* data) {
+bool read_profiles(const std::vector<std::string>& files, const char* who,
+                   analysis::ProfileData* data) {
   std::string error;
   for (const std::string& f : files) {
     if (!data->read(f, &error)) {
       if (access(f.c_str(), F_OK) != 0 && errno == ENOENT) {
-        fprintf(stderr, "%s: error: %s; write one with coz run -o %s --- PROGRAM\n", who, error.c_str(), f.c_str());
+        fprintf(stderr, "%s: error: %s; write one with coz run -o %s --- PROGRAM\n", who,
+                error.c_str(), f.c_str());
       } else {
         fprintf(stderr, "%s: error: %s\n", who, error.c_str());
       }
@@ -243,7 +251,8 @@ bool read_profiles(const std::vector<std::string>& files, const char* who, analy
   for (const analysis::InputFile& in : data->inputs()) {
     for (const ParseError& e : in.errors) {
       if (total++ < 10) {
-        // The message may quote the profile: its control bytes are shown as '?', never sent to the terminal.
+        // The message may quote the profile: its control bytes are shown as '?', never sent to the
+        // terminal.
         std::string message = e.message;
         for (char& c : message) {
           c = static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
@@ -313,7 +322,9 @@ std::string run_summary(const std::string& profile, uint64_t offset, uint64_t ru
   size_t this_run = 0;
   read_profile_records(
       profile,
-      [&](Record&& r) { this_run += r.kind == RecordKind::kExperiment && r.u64(vocab::key::kRun) == run_id; },
+      [&](Record&& r) {
+        this_run += r.kind == RecordKind::kExperiment && r.u64(vocab::key::kRun) == run_id;
+      },
       [](ParseError&&) {}, nullptr, offset);
   analysis::AnalysisOptions options;
   options.bootstrap = 0;  // counts only
@@ -323,8 +334,9 @@ std::string run_summary(const std::string& profile, uint64_t offset, uint64_t ru
     lines.insert(s.line);
   }
   char first[512];
-  snprintf(first, sizeof first, "coz: profile written to %s: %zu experiment%s this run, %zu in all\n",
-           profile.c_str(), this_run, this_run == 1 ? "" : "s", report.experiments);
+  snprintf(first, sizeof first,
+           "coz: profile written to %s: %zu experiment%s this run, %zu in all\n", profile.c_str(),
+           this_run, this_run == 1 ? "" : "s", report.experiments);
   std::string second;
   bool sweep_only = report.diagnosis.code == "load-only" || report.diagnosis.code == "few-speedups";
   if (sweep_only && !report.scalability.empty()) {

@@ -9,7 +9,7 @@
 namespace coz::analysis {
 class ProfileData;
 struct AnalysisOptions;
-}
+}  // namespace coz::analysis
 
 namespace coz::cli {
 
@@ -19,11 +19,13 @@ enum class OptionResult { kNotHandled, kHandled, kBad };
 // (into `analysis`) and --min-points (into `min_points`). For one of them at args[*i], reads its
 // value (advancing *i); kBad sets `error`. Anything else is kNotHandled.
 OptionResult parse_shared_option(const std::vector<std::string>& args, size_t* i,
-                                 analysis::AnalysisOptions* analysis, size_t* min_points, std::string* error);
+                                 analysis::AnalysisOptions* analysis, size_t* min_points,
+                                 std::string* error);
 
 // Reads `files` into `data`, printing malformed lines (the first ten) as warnings prefixed by
 // `who`. Returns false, after printing why, when a file cannot be read.
-bool read_profiles(const std::vector<std::string>& files, const char* who, analysis::ProfileData* data);
+bool read_profiles(const std::vector<std::string>& files, const char* who,
+                   analysis::ProfileData* data);
 
 // Returns the exit status: 0 when there is something to show, 1 when there is not (the reason
 // goes to stderr), 2 for a usage error or an unreadable file.

@@ -285,7 +285,8 @@ int run_command(const std::vector<std::string>& args) {
       status = 0;
       while (waitpid(child, &status, 0) < 0) {
         if (errno != EINTR) {
-          return fail(std::string("lost track of the program: ") + strerror(errno), kExitCannotProfile);
+          return fail(std::string("lost track of the program: ") + strerror(errno),
+                      kExitCannotProfile);
         }
       }
       g_child = -1;

@@ -210,7 +210,8 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
       }
       uint64_t ns = 0;
       if (!parse_duration_ns(v, &ns) || ns < 10000 || ns > 1000000000) {
-        *error = "--sampling-period '" + v + "' must be a duration from 10us to 1s (for example 1ms)";
+        *error =
+            "--sampling-period '" + v + "' must be a duration from 10us to 1s (for example 1ms)";
         return false;
       }
       out->sampling_period_ns = ns;
@@ -220,7 +221,8 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
       }
       uint64_t ns = 0;
       if (!parse_duration_ns(v, &ns) || ns < 1000000 || ns > 3600000000000ull) {
-        *error = "--experiment-length '" + v + "' must be a duration from 1ms to 1h (for example 500ms)";
+        *error =
+            "--experiment-length '" + v + "' must be a duration from 1ms to 1h (for example 500ms)";
         return false;
       }
       out->experiment_length_ns = ns;
@@ -231,7 +233,8 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
       char* end = nullptr;
       double share = strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0' || !(share >= 0 && share <= 1)) {
-        *error = "--zero-speedup-share '" + v + "' must be a fraction from 0 to 1 (for example 0.5)";
+        *error =
+            "--zero-speedup-share '" + v + "' must be a fraction from 0 to 1 (for example 0.5)";
         return false;
       }
       out->zero_speedup_share = share;
@@ -255,7 +258,8 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
         char* end = nullptr;
         double load = strtod(item.c_str(), &end);
         if (item.empty() || *end != '\0' || !(load >= 1 && load <= 1000)) {
-          *error = "--load '" + item + "' must be a load factor from 1 to 1000 (1 is the load the "
+          *error = "--load '" + item +
+                   "' must be a load factor from 1 to 1000 (1 is the load the "
                    "program generates itself; 2 doubles its arrival rate)";
           return false;
         }
@@ -300,7 +304,8 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
   }
   if (out->breakpoint_progress.size() > kMaxBreakpointPoints) {
     *error = "at most " + std::to_string(kMaxBreakpointPoints) +
-             " --progress points (the CPU has that many debug registers); use --sampled-progress for more";
+             " --progress points (the CPU has that many debug registers); use --sampled-progress "
+             "for more";
     return false;
   }
   if (out->sampled_progress.size() > kMaxSampledPoints) {
@@ -311,7 +316,8 @@ bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, st
     *error = "use either --arrival-speedup or --load, not both";
     return false;
   }
-  if (out->loads.size() > 1 && out->end_to_end && out->fixed_line.empty() && out->fixed_speedup < 0) {
+  if (out->loads.size() > 1 && out->end_to_end && out->fixed_line.empty() &&
+      out->fixed_speedup < 0) {
     // A sweep's one experiment per run is for its scalability table, which reads 0% experiments:
     // random line speedups would waste about half the runs and perturb the rest.
     out->fixed_speedup = 0;

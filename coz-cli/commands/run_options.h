@@ -13,8 +13,8 @@ struct RunOptions {
   bool include_system = false;  // system and toolchain sources back in source scope
   std::string output = "profile.coz";
   bool end_to_end = false;
-  std::string fixed_line;    // FILE:LINE or empty
-  int fixed_speedup = -1;    // 0-100, -1 when not fixed
+  std::string fixed_line;  // FILE:LINE or empty
+  int fixed_speedup = -1;  // 0-100, -1 when not fixed
   uint64_t sampling_period_ns = 1000000;
   uint64_t experiment_length_ns = 0;  // 0: the runtime's default (500 ms)
   double zero_speedup_share = -1;     // -1: the runtime's default (0.5)
@@ -22,7 +22,7 @@ struct RunOptions {
   uint64_t arrival_speedup_ns = 0;
   std::vector<double> loads;
   bool keep_going = false;  // go on after a run that fails (exits non-zero or is killed)
-  int runs = 1;  // runs per load level (or of the program, without --load)
+  int runs = 1;             // runs per load level (or of the program, without --load)
   // Command-line progress points, FILE:LINE each.
   std::vector<std::string> breakpoint_progress;
   std::vector<std::string> sampled_progress;

@@ -24,8 +24,8 @@ namespace {
 // includes). Anything else, such as a key, a config file or a data file, is not read.
 constexpr std::string_view kSourceExtensions[] = {
     // C, C++, Objective-C and their headers and template includes
-    "c", "h", "cc", "cp", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "tcc", "txx",
-    "inl", "inc", "def", "ixx", "cppm", "ccm", "cxxm", "m", "mm", "i", "ii",
+    "c", "h", "cc", "cp", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tpp", "tcc",
+    "txx", "inl", "inc", "def", "ixx", "cppm", "ccm", "cxxm", "m", "mm", "i", "ii",
     // CUDA, HIP, OpenCL, ISPC
     "cu", "cuh", "hip", "cl", "ispc",
     // Rust, Go, Zig, D, Swift, Nim, Odin, Crystal
@@ -35,8 +35,8 @@ constexpr std::string_view kSourceExtensions[] = {
     // assembly
     "s", "sx", "asm",
     // Ada, Pascal, Haskell, OCaml, Cython, Vala, yacc/bison, lex/flex
-    "adb", "ads", "pas", "pp", "lpr", "hs", "lhs", "ml", "mli", "pyx", "pxd", "pxi", "vala",
-    "y", "yy", "l", "ll"};
+    "adb", "ads", "pas", "pp", "lpr", "hs", "lhs", "ml", "mli", "pyx", "pxd", "pxi", "vala", "y",
+    "yy", "l", "ll"};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -84,7 +84,11 @@ std::string clean_line(std::string_view line) {
       break;
     }
     unsigned char c = static_cast<unsigned char>(line[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
     bool ok = len > 0 && i + len <= line.size();
     uint32_t code = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
     for (size_t k = 1; ok && k < len; k++) {
@@ -93,8 +97,8 @@ std::string clean_line(std::string_view line) {
       code = (code << 6) | (d & 0x3f);
     }
     // No overlong forms, surrogates or code points past U+10FFFF.
-    ok = ok && !(len == 2 && code < 0x80) && !(len == 3 && code < 0x800) && !(len == 4 && code < 0x10000) &&
-         !(code >= 0xd800 && code < 0xe000) && code <= 0x10ffff;
+    ok = ok && !(len == 2 && code < 0x80) && !(len == 3 && code < 0x800) &&
+         !(len == 4 && code < 0x10000) && !(code >= 0xd800 && code < 0xe000) && code <= 0x10ffff;
     if (ok) {
       out.append(line.substr(i, len));
       i += len;
@@ -180,7 +184,9 @@ SourceReader disk_sources(const std::string& root_dir) {
     }
     size_t size = static_cast<size_t>(st.st_size);
     if (size == 0 || size > kMaxSourceBytes || size > *budget) {
-      *reason = size == 0 ? "empty" : size > kMaxSourceBytes ? "larger than 8 MiB" : "too much source for one page";
+      *reason = size == 0                ? "empty"
+                : size > kMaxSourceBytes ? "larger than 8 MiB"
+                                         : "too much source for one page";
       close(fd);
       return false;
     }

@@ -13,10 +13,10 @@
 
 namespace coz::cli {
 
-inline constexpr int kSnippetContext = 4;                    // lines on each side of a profiled line
-inline constexpr size_t kMaxSourceBytes = size_t{8} << 20;   // per file
+inline constexpr int kSnippetContext = 4;                   // lines on each side of a profiled line
+inline constexpr size_t kMaxSourceBytes = size_t{8} << 20;  // per file
 inline constexpr size_t kMaxAllSourceBytes = size_t{256} << 20;  // over all files of one page
-inline constexpr size_t kMaxSnippetLine = 1000;              // bytes of one embedded line
+inline constexpr size_t kMaxSnippetLine = 1000;                  // bytes of one embedded line
 
 struct LeftOut {
   std::string file;    // as the profile names it
@@ -24,14 +24,16 @@ struct LeftOut {
 };
 
 struct Snippets {
-  std::string json;              // {"file": {"12": "text", ...}, ...}
+  std::string json;  // {"file": {"12": "text", ...}, ...}
   std::vector<LeftOut> left_out;
   std::string left_out_json() const;  // [{"file": ..., "reason": ...}]
-  std::string left_out_line() const;  // "source not shown for 2 files: a (why), b (why)"; "" for none
+  std::string left_out_line()
+      const;  // "source not shown for 2 files: a (why), b (why)"; "" for none
 };
 
 // Reads one file the profile names into `text`; false with `reason` when it may not be read.
-using SourceReader = std::function<bool(const std::string& file, std::string* text, std::string* reason)>;
+using SourceReader =
+    std::function<bool(const std::string& file, std::string* text, std::string* reason)>;
 
 // Reads files from disk under `root_dir` with the checks above (all but the text check, which
 // source_snippets makes on whatever a reader returns).

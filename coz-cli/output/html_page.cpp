@@ -39,23 +39,26 @@ std::string escape_script_end(std::string js) {
 
 }  // namespace
 
-bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce, std::string* page,
-                std::string* error) {
+bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce,
+                std::string* page, std::string* error) {
   std::string open = "<script nonce=\"" + nonce + "\">\n";
   std::string libs;
   for (const std::string& lib : viewer.libs) {
     libs += open + escape_script_end(lib) + "\n</script>\n";
   }
   auto json = [](const char* id, const std::string& text) {
-    return std::string("<script type=\"application/json\" id=\"") + id + "\">" + script_safe(text) + "</script>\n";
+    return std::string("<script type=\"application/json\" id=\"") + id + "\">" + script_safe(text) +
+           "</script>\n";
   };
   std::string view = "{\"min_points\": " + std::to_string(data.min_points) + "}";
-  // Each placeholder is looked for in the template only, so nothing inserted can be mistaken for one.
+  // Each placeholder is looked for in the template only, so nothing inserted can be mistaken for
+  // one.
   std::vector<std::pair<std::string, std::string>> fills = {
       {"COZ_NONCE", nonce},
       {"<!--coz:style-->", "<style>\n" + viewer.style + "</style>"},
-      {"<!--coz:data-->", json("coz-report", data.report_json) + json("coz-sources", data.sources_json) +
-                              json("coz-sources-left-out", data.left_out_json) + json("coz-view", view)},
+      {"<!--coz:data-->",
+       json("coz-report", data.report_json) + json("coz-sources", data.sources_json) +
+           json("coz-sources-left-out", data.left_out_json) + json("coz-view", view)},
       {"<!--coz:libs-->", libs},
       {"<!--coz:app-->", open + escape_script_end(viewer.app) + "</script>"},
   };

@@ -19,16 +19,16 @@ struct ViewerFiles {
 
 // What the page shows: each a JSON document, untrusted (names come from the profile).
 struct PageData {
-  std::string report_json;     // coz report --json
-  std::string sources_json;    // {"file": {"12": "line text", ...}, ...}
-  std::string left_out_json;   // [{"file": ..., "reason": ...}]: files whose source is not shown
+  std::string report_json;    // coz report --json
+  std::string sources_json;   // {"file": {"12": "line text", ...}, ...}
+  std::string left_out_json;  // [{"file": ..., "reason": ...}]: files whose source is not shown
   size_t min_points = 5;
 };
 
 // The page, or false with `error` when the template lacks a placeholder. JSON goes into
 // <script type="application/json"> with every '<' escaped, and "</script" in the scripts is
 // escaped, so nothing from the data or the libraries can end a script element.
-bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce, std::string* page,
-                std::string* error);
+bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce,
+                std::string* page, std::string* error);
 
 }  // namespace coz::output

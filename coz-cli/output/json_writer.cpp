@@ -25,11 +25,21 @@ void JsonWriter::string(std::string_view s) {
   out_.push_back('"');
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out_.append("\\\""); break;
-      case '\\': out_.append("\\\\"); break;
-      case '\n': out_.append("\\n"); break;
-      case '\t': out_.append("\\t"); break;
-      case '\r': out_.append("\\r"); break;
+      case '"':
+        out_.append("\\\"");
+        break;
+      case '\\':
+        out_.append("\\\\");
+        break;
+      case '\n':
+        out_.append("\\n");
+        break;
+      case '\t':
+        out_.append("\\t");
+        break;
+      case '\r':
+        out_.append("\\r");
+        break;
       default:
         if (c < 0x20) {
           char buf[8];

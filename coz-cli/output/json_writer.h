@@ -15,7 +15,9 @@ class JsonWriter {
   JsonWriter& begin_array(std::string_view key = {});
   JsonWriter& end_array();
   JsonWriter& value(std::string_view key, std::string_view text);
-  JsonWriter& value(std::string_view key, const char* text) { return value(key, std::string_view(text)); }
+  JsonWriter& value(std::string_view key, const char* text) {
+    return value(key, std::string_view(text));
+  }
   JsonWriter& value(std::string_view key, double number);
   JsonWriter& value(std::string_view key, bool flag);
   JsonWriter& value(std::string_view key, size_t count);

@@ -13,7 +13,9 @@ namespace {
 using analysis::Estimate;
 using analysis::PointKind;
 
-const char* kind_name(PointKind k) { return k == PointKind::kThroughput ? "throughput" : "latency"; }
+const char* kind_name(PointKind k) {
+  return k == PointKind::kThroughput ? "throughput" : "latency";
+}
 
 void estimate(JsonWriter* w, std::string_view key, const Estimate& e) {
   w->begin_object(key).value("value", e.value);
@@ -59,7 +61,9 @@ std::unordered_map<std::string, std::string> display_lines(const analysis::Repor
 std::string render_json(const RenderContext& ctx) {
   const analysis::Report& r = ctx.report;
   JsonWriter w;
-  w.begin_object().value("schema", "coz-amp-report").value("version", static_cast<double>(kReportSchemaVersion));
+  w.begin_object()
+      .value("schema", "coz-amp-report")
+      .value("version", static_cast<double>(kReportSchemaVersion));
   w.begin_object("settings")
       .value("confidence", r.options.confidence)
       .value("bootstrap", r.options.bootstrap)
@@ -87,7 +91,8 @@ std::string render_json(const RenderContext& ctx) {
       .begin_array("programs");
   std::vector<std::string> programs;
   for (const analysis::Run& run : ctx.data.runs()) {
-    if (!run.program.empty() && std::find(programs.begin(), programs.end(), run.program) == programs.end()) {
+    if (!run.program.empty() &&
+        std::find(programs.begin(), programs.end(), run.program) == programs.end()) {
       programs.push_back(run.program);
       w.value("", run.program);
     }
@@ -100,7 +105,10 @@ std::string render_json(const RenderContext& ctx) {
   if (r.diagnosis.code.empty()) {
     w.null("diagnosis");
   } else {
-    w.begin_object("diagnosis").value("code", r.diagnosis.code).value("message", r.diagnosis.message).end_object();
+    w.begin_object("diagnosis")
+        .value("code", r.diagnosis.code)
+        .value("message", r.diagnosis.message)
+        .end_object();
   }
   w.begin_array("warnings");
   for (const std::string& s : ctx.data.warnings()) {
@@ -109,7 +117,11 @@ std::string render_json(const RenderContext& ctx) {
   w.end_array();
   w.begin_array("progress_points");
   for (const analysis::ProgressPointInfo& p : r.points) {
-    w.begin_object().value("name", p.name).value("kind", kind_name(p.kind)).value("visits", p.visits).end_object();
+    w.begin_object()
+        .value("name", p.name)
+        .value("kind", kind_name(p.kind))
+        .value("visits", p.visits)
+        .end_object();
   }
   w.end_array();
   w.begin_array("load_levels");
@@ -198,8 +210,10 @@ std::string render_json(const RenderContext& ctx) {
 
 std::string render_csv(const RenderContext& ctx) {
   std::string out =
-      "point,kind,load,rank,line,impact,impact_low,impact_high,slope,slope_low,slope_high,significant,"
-      "contention,phase_factor,line_speedup,program_speedup,low,high,uncorrected,experiments,visits,"
+      "point,kind,load,rank,line,impact,impact_low,impact_high,slope,slope_low,slope_high,"
+      "significant,"
+      "contention,phase_factor,line_speedup,program_speedup,low,high,uncorrected,experiments,"
+      "visits,"
       "duration_ns,value_ns,display\n";
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
@@ -221,16 +235,18 @@ std::string render_csv(const RenderContext& ctx) {
     const analysis::Series& s = r.series[i];
     std::string tail = "," + quoted(names.at(s.line)) + "\n";
     std::string head = quoted(s.point) + "," + kind_name(s.kind) + "," + s.level.label() + "," +
-                       std::to_string(ranks[i]) + "," + quoted(s.line) + "," + num(s.impact.value) + "," +
-                       opt(s.impact.has_interval, s.impact.low) + "," + opt(s.impact.has_interval, s.impact.high) +
-                       "," + num(s.slope.value) + "," + opt(s.slope.has_interval, s.slope.low) + "," +
-                       opt(s.slope.has_interval, s.slope.high) + "," + (s.significant ? "1" : "0") + "," +
-                       (s.contention ? "1" : "0") + "," + num(s.phase_factor);
+                       std::to_string(ranks[i]) + "," + quoted(s.line) + "," + num(s.impact.value) +
+                       "," + opt(s.impact.has_interval, s.impact.low) + "," +
+                       opt(s.impact.has_interval, s.impact.high) + "," + num(s.slope.value) + "," +
+                       opt(s.slope.has_interval, s.slope.low) + "," +
+                       opt(s.slope.has_interval, s.slope.high) + "," + (s.significant ? "1" : "0") +
+                       "," + (s.contention ? "1" : "0") + "," + num(s.phase_factor);
     for (const analysis::CurvePoint& p : s.curve) {
       const Estimate& e = p.program_speedup;
-      out += head + "," + num(p.line_speedup) + "," + num(e.value) + "," + opt(e.has_interval, e.low) + "," +
-             opt(e.has_interval, e.high) + "," + num(p.uncorrected) + "," + std::to_string(p.experiments) + "," +
-             num(p.visits) + "," + num(p.duration_ns) + "," + num(p.value_ns) + tail;
+      out += head + "," + num(p.line_speedup) + "," + num(e.value) + "," +
+             opt(e.has_interval, e.low) + "," + opt(e.has_interval, e.high) + "," +
+             num(p.uncorrected) + "," + std::to_string(p.experiments) + "," + num(p.visits) + "," +
+             num(p.duration_ns) + "," + num(p.value_ns) + tail;
     }
   }
   return out;

@@ -35,8 +35,8 @@ std::string percent(double v) {
 }
 
 std::string family_title(const analysis::Series& s) {
-  return "\"" + s.point + "\" (" + (s.kind == PointKind::kThroughput ? "throughput" : "latency") + "), load " +
-         s.level.label();
+  return "\"" + s.point + "\" (" + (s.kind == PointKind::kThroughput ? "throughput" : "latency") +
+         "), load " + s.level.label();
 }
 
 std::string rate(double per_s) {
@@ -58,14 +58,16 @@ std::string duration(double ns) {
 }
 
 void series_table(std::string* out, const RenderContext& ctx,
-                  const std::unordered_map<std::string, std::string>& names, size_t first, size_t end) {
+                  const std::unordered_map<std::string, std::string>& names, size_t first,
+                  size_t end) {
   const analysis::Report& r = ctx.report;
   int conf = static_cast<int>(std::lround(r.options.confidence * 100));
-  appendf(out, "\n%s: %zu line%s\n", family_title(r.series[first]).c_str(), end - first, end - first == 1 ? "" : "s");
+  appendf(out, "\n%s: %zu line%s\n", family_title(r.series[first]).c_str(), end - first,
+          end - first == 1 ? "" : "s");
   char ci[32];
   snprintf(ci, sizeof ci, "impact [%d%% CI]", conf);
-  appendf(out, "  %3s  %-28s %-26s %7s %7s %7s %7s %5s  %s\n", "#", "line", ci, "@10%", "@25%", "@50%", "@100%",
-          "exps", "flags");
+  appendf(out, "  %3s  %-28s %-26s %7s %7s %7s %7s %5s  %s\n", "#", "line", ci, "@10%", "@25%",
+          "@50%", "@100%", "exps", "flags");
   for (size_t i = first; i < end; i++) {
     const analysis::Series& s = r.series[i];
     std::vector<analysis::XY> curve;
@@ -113,8 +115,9 @@ void scalability_table(std::string* out, const analysis::Report& r) {
     std::string title = "\"" + row.point + "\"";
     if (title != last) {
       appendf(out, "\nscalability of %s (0%% experiments of every line):\n", title.c_str());
-      appendf(out, "  %-16s %8s %-30s %9s %-12s %5s\n", "load", "achieved", (std::string("visits/s [") +
-              std::to_string(conf) + "% CI]").c_str(), "relative", "latency", "exps");
+      appendf(out, "  %-16s %8s %-30s %9s %-12s %5s\n", "load", "achieved",
+              (std::string("visits/s [") + std::to_string(conf) + "% CI]").c_str(), "relative",
+              "latency", "exps");
       last = title;
     }
     char achieved[16] = "-";
@@ -128,8 +131,8 @@ void scalability_table(std::string* out, const analysis::Report& r) {
     char rel[16];
     snprintf(rel, sizeof rel, "%.2f", row.relative_throughput);
     std::string latency = row.kind == PointKind::kLatency ? duration(row.latency_ns.value) : "-";
-    appendf(out, "  %-16s %8s %-30s %9s %-12s %5zu\n", row.level.label().c_str(), achieved, tput.c_str(), rel,
-            latency.c_str(), row.experiments);
+    appendf(out, "  %-16s %8s %-30s %9s %-12s %5zu\n", row.level.label().c_str(), achieved,
+            tput.c_str(), rel, latency.c_str(), row.experiments);
   }
 }
 
@@ -138,10 +141,12 @@ void scalability_table(std::string* out, const analysis::Report& r) {
 std::string render_text(const RenderContext& ctx) {
   const analysis::Report& r = ctx.report;
   std::string out;
-  appendf(&out, "coz report: %zu run%s, %zu experiment%s, %zu line%s tested", r.runs, r.runs == 1 ? "" : "s",
-          r.experiments, r.experiments == 1 ? "" : "s", r.lines_tested, r.lines_tested == 1 ? "" : "s");
+  appendf(&out, "coz report: %zu run%s, %zu experiment%s, %zu line%s tested", r.runs,
+          r.runs == 1 ? "" : "s", r.experiments, r.experiments == 1 ? "" : "s", r.lines_tested,
+          r.lines_tested == 1 ? "" : "s");
   if (r.dropped_few_speedups > 0) {
-    appendf(&out, "; %zu with fewer than %zu speedups left out", r.dropped_few_speedups, r.options.min_speedups);
+    appendf(&out, "; %zu with fewer than %zu speedups left out", r.dropped_few_speedups,
+            r.options.min_speedups);
   }
   if (r.dropped_no_baseline > 0) {
     appendf(&out, "; %zu without a 0%% baseline left out", r.dropped_no_baseline);
@@ -164,10 +169,14 @@ std::string render_text(const RenderContext& ctx) {
   if (!r.series.empty()) {
     int conf = static_cast<int>(std::lround(r.options.confidence * 100));
     appendf(&out,
-            "\nimpact: mean program speedup over the measured line speedups (area under the curve); @N%%: "
-            "predicted\nprogram speedup if the line ran N%% faster; %s%d%% intervals by bootstrap over experiments; "
-            "significant /\ncontention: the line's speedup changes the program's (permutation test of the slope, "
-            "%.0f%% false\ndiscovery rate, Benjamini-Hochberg), for the better / the worse; phase xF: scaled by "
+            "\nimpact: mean program speedup over the measured line speedups (area under the "
+            "curve); @N%%: "
+            "predicted\nprogram speedup if the line ran N%% faster; %s%d%% intervals by bootstrap "
+            "over experiments; "
+            "significant /\ncontention: the line's speedup changes the program's (permutation test "
+            "of the slope, "
+            "%.0f%% false\ndiscovery rate, Benjamini-Hochberg), for the better / the worse; phase "
+            "xF: scaled by "
             "the share of\nthe run the line was active in (eq. 5.8)\n",
             r.options.phase_correction ? "" : "not phase-corrected; ", conf, r.options.fdr * 100);
   }

@@ -77,7 +77,8 @@ void DelayLedger::credit(LocalDelays& local) {
   }
 }
 
-void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain, uint64_t kept_debt) {
+void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain,
+                            uint64_t kept_debt) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
   uint64_t limit = ns < unpack_ns(global) ? ns : unpack_ns(global);

@@ -23,8 +23,8 @@ namespace coz {
 
 struct LocalDelays {
   uint64_t epoch = 0;
-  uint64_t ns = 0;          // delay taken, credited or saved in `epoch`
-  int64_t excess_ns = 0;    // time paused beyond what was asked, still to be taken off
+  uint64_t ns = 0;        // delay taken, credited or saved in `epoch`
+  int64_t excess_ns = 0;  // time paused beyond what was asked, still to be taken off
 };
 
 class DelayLedger {
@@ -69,7 +69,8 @@ class DelayLedger {
   // `max_gain` (the time it was blocked: a wait absorbs delay only as long as it lasts). It still
   // owes at least `kept_debt` afterwards: what it owed when it blocked without paying (holding a
   // lock, in cond_wait) was run up while it ran, and no wake forgives it.
-  void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX, uint64_t kept_debt = 0);
+  void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX,
+                 uint64_t kept_debt = 0);
   // The current experiment's epoch.
   uint64_t epoch() const { return unpack_epoch(global_.load(std::memory_order_acquire)); }
 
@@ -84,7 +85,9 @@ class DelayLedger {
   static constexpr int kNsBits = 46;
   static constexpr uint64_t kNsMask = (1ull << kNsBits) - 1;
   static constexpr uint64_t kEpochMask = (1ull << (64 - kNsBits)) - 1;
-  static uint64_t pack(uint64_t epoch, uint64_t ns) { return ((epoch & kEpochMask) << kNsBits) | (ns & kNsMask); }
+  static uint64_t pack(uint64_t epoch, uint64_t ns) {
+    return ((epoch & kEpochMask) << kNsBits) | (ns & kNsMask);
+  }
   static uint64_t unpack_epoch(uint64_t v) { return v >> kNsBits; }
   static uint64_t unpack_ns(uint64_t v) { return v & kNsMask; }
   void sync_epoch(LocalDelays& local, uint64_t global) const;

@@ -1,5 +1,5 @@
-// Delay totals (nanoseconds, as in the delay ledger) handed from a waking thread to the threads it wakes, keyed by the primitive
-// (mutex, condition variable, semaphore, barrier, exiting thread).
+// Delay totals (nanoseconds, as in the delay ledger) handed from a waking thread to the threads it
+// wakes, keyed by the primitive (mutex, condition variable, semaphore, barrier, exiting thread).
 //
 // Coz makes a waker pay every owed delay before it releases a lock or signals, and credits the
 // woken thread with the global count. Paying while holding the lock stalls every thread waiting

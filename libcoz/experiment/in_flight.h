@@ -21,7 +21,9 @@ namespace coz {
 class InFlight {
  public:
   // Requests begun and not yet ended; never negative (END may be counted before its BEGIN).
-  static uint64_t count(uint64_t begun, uint64_t ended) { return begun > ended ? begun - ended : 0; }
+  static uint64_t count(uint64_t begun, uint64_t ended) {
+    return begun > ended ? begun - ended : 0;
+  }
 
   // `real_ns` of real time passed with count(begun, ended) requests in flight.
   void add(uint64_t begun, uint64_t ended, double real_ns) {
@@ -31,7 +33,9 @@ class InFlight {
   // those requests did not spend in the sped-up program.
   void remove(double request_ns) { integral_ns_ -= request_ns; }
   // Request-nanoseconds in flight so far (0 if the steps summed below zero).
-  uint64_t integral_ns() const { return integral_ns_ > 0 ? static_cast<uint64_t>(integral_ns_ + 0.5) : 0; }
+  uint64_t integral_ns() const {
+    return integral_ns_ > 0 ? static_cast<uint64_t>(integral_ns_ + 0.5) : 0;
+  }
 
   // Mean latency from an experiment's integral and arrivals, or 0 without arrivals.
   static double mean_latency_ns(uint64_t integral_ns, uint64_t arrivals) {

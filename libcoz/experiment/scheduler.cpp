@@ -19,7 +19,8 @@ int Scheduler::draw_speedup(Random& random) const {
 
 void Scheduler::finished(uint64_t visits) {
   if (visits < settings_.min_visits) {
-    length_ns_ = std::min(length_ns_ * 2, std::max(settings_.max_length_ns, settings_.initial_length_ns));
+    length_ns_ =
+        std::min(length_ns_ * 2, std::max(settings_.max_length_ns, settings_.initial_length_ns));
   }
 }
 

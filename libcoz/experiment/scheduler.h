@@ -13,12 +13,12 @@
 namespace coz {
 
 struct SchedulerSettings {
-  double zero_speedup_share = 0.5;   // probability of a 0% (baseline) experiment
-  int fixed_speedup = -1;            // 0-100 to always use it, -1 for random
+  double zero_speedup_share = 0.5;  // probability of a 0% (baseline) experiment
+  int fixed_speedup = -1;           // 0-100 to always use it, -1 for random
   uint64_t initial_length_ns = 500000000;
   uint64_t max_length_ns = 64000000000ull;
-  uint64_t min_visits = 5;           // fewer visits than this doubles the length
-  uint64_t cooloff_ns = 10000000;    // pause between experiments, lets pending samples drain
+  uint64_t min_visits = 5;         // fewer visits than this doubles the length
+  uint64_t cooloff_ns = 10000000;  // pause between experiments, lets pending samples drain
 };
 
 // The random source: any uniform random bit generator producing 64-bit values.

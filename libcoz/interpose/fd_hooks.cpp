@@ -18,7 +18,9 @@ namespace {
 
 // One of the profiler's descriptors, in the process that holds it (not a vfork child, whose
 // descriptors are its own copies).
-bool protected_fd(int fd) { return own_fds::is_ours(fd) && own_fds::owned_here(); }
+bool protected_fd(int fd) {
+  return own_fds::is_ours(fd) && own_fds::owned_here();
+}
 
 }  // namespace
 

@@ -69,7 +69,9 @@ inline auto waiting(const void* key, Call&& call, Released&& released) {
 
 // A lock call that leaves the caller holding the lock (EOWNERDEAD: a robust mutex whose owner
 // died is still acquired).
-inline bool acquired(int rc) { return rc == 0 || rc == EOWNERDEAD; }
+inline bool acquired(int rc) {
+  return rc == 0 || rc == EOWNERDEAD;
+}
 
 // Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
 template <typename Call>
@@ -105,9 +107,15 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   return result;
 }
 
-inline bool returned_zero(int rc) { return rc == 0; }
-inline bool returned_positive(int rc) { return rc > 0; }
-inline bool always(int) { return true; }
+inline bool returned_zero(int rc) {
+  return rc == 0;
+}
+inline bool returned_positive(int rc) {
+  return rc > 0;
+}
+inline bool always(int) {
+  return true;
+}
 
 // The key under which signal senders and signal waiters meet.
 inline const void* signal_key() {
@@ -116,6 +124,8 @@ inline const void* signal_key() {
 }
 
 // The key under which an exiting thread meets its joiner.
-inline const void* thread_key(pthread_t thread) { return hooks_api::thread_key(thread); }
+inline const void* thread_key(pthread_t thread) {
+  return hooks_api::thread_key(thread);
+}
 
 }  // namespace coz::hooks

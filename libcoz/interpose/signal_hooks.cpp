@@ -13,7 +13,9 @@ using namespace coz::hooks;
 
 namespace {
 
-bool is_ours(int sig) { return sig == coz::platform::sample_signal(); }
+bool is_ours(int sig) {
+  return sig == coz::platform::sample_signal();
+}
 
 // `set` without the sampling signal, in `copy`; returns what the call should use.
 const sigset_t* without_ours(const sigset_t* set, sigset_t* copy) {
@@ -87,23 +89,28 @@ int wait_for(const sigset_t* set, siginfo_t* info, const struct timespec* timeou
 }  // namespace
 
 COZ_EXPORT int sigwait(const sigset_t* set, int* sig) {
-  return waiting(signal_key(), [=] {
-    int rc;
-    do {
-      rc = wait_for(set, nullptr, nullptr);
-    } while (rc < 0 && errno == EINTR);
-    if (rc < 0) {
-      return errno;
-    }
-    *sig = rc;
-    return 0;
-  }, returned_zero);
+  return waiting(
+      signal_key(),
+      [=] {
+        int rc;
+        do {
+          rc = wait_for(set, nullptr, nullptr);
+        } while (rc < 0 && errno == EINTR);
+        if (rc < 0) {
+          return errno;
+        }
+        *sig = rc;
+        return 0;
+      },
+      returned_zero);
 }
 COZ_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
-  return waiting(signal_key(), [=] { return wait_for(set, info, nullptr); }, returned_positive);
+  return waiting(
+      signal_key(), [=] { return wait_for(set, info, nullptr); }, returned_positive);
 }
 COZ_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
-  return waiting(signal_key(), [=] { return wait_for(set, info, timeout); }, returned_positive);
+  return waiting(
+      signal_key(), [=] { return wait_for(set, info, timeout); }, returned_positive);
 }
 COZ_EXPORT int sigsuspend(const sigset_t* mask) {
   int ours = coz::platform::sample_signal();
@@ -111,29 +118,33 @@ COZ_EXPORT int sigsuspend(const sigset_t* mask) {
     // The program's mask for the wait blocks the signal: so does the real one (a suspended
     // thread takes no samples). What the program sends meanwhile stays pending in the kernel and
     // is held for the program once the mask is back.
-    return waiting(signal_key(), [=] { return real().sigsuspend(mask); }, always);
+    return waiting(
+        signal_key(), [=] { return real().sigsuspend(mask); }, always);
   }
   // The program waits for the signal: it stays deliverable, what was held is delivered now, and
   // a sample that ends the real sigsuspend (no handler of the program's ran) suspends again.
   bool blocked_before = coz::sample_signal::program_blocks();
-  int rc = waiting(signal_key(), [=] {
-    coz::sample_signal::set_program_blocks(false);
-    int result;
-    bool again;
-    do {
-      unsigned own = coz::sample_signal::own_interruptions();
-      unsigned delivered = coz::sample_signal::program_deliveries();
-      if (coz::sample_signal::any_held()) {
-        coz::sample_signal::resend_held();
-        errno = EINTR;
-        return -1;
-      }
-      result = real().sigsuspend(mask);
-      again = coz::sample_signal::own_interruptions() != own &&
-              coz::sample_signal::program_deliveries() == delivered;
-    } while (again);
-    return result;
-  }, always);
+  int rc = waiting(
+      signal_key(),
+      [=] {
+        coz::sample_signal::set_program_blocks(false);
+        int result;
+        bool again;
+        do {
+          unsigned own = coz::sample_signal::own_interruptions();
+          unsigned delivered = coz::sample_signal::program_deliveries();
+          if (coz::sample_signal::any_held()) {
+            coz::sample_signal::resend_held();
+            errno = EINTR;
+            return -1;
+          }
+          result = real().sigsuspend(mask);
+          again = coz::sample_signal::own_interruptions() != own &&
+                  coz::sample_signal::program_deliveries() == delivered;
+        } while (again);
+        return result;
+      },
+      always);
   coz::sample_signal::set_program_blocks(blocked_before);
   return rc;
 }
@@ -245,9 +256,8 @@ int masking(int how, const sigset_t* set, sigset_t* old, Call&& call) {
 }  // namespace
 
 COZ_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
-  return masking(how, set, old, [](int h, const sigset_t* s, sigset_t* o) {
-    return real().sigprocmask(h, s, o);
-  });
+  return masking(how, set, old,
+                 [](int h, const sigset_t* s, sigset_t* o) { return real().sigprocmask(h, s, o); });
 }
 COZ_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   return masking(how, set, old, [](int h, const sigset_t* s, sigset_t* o) {

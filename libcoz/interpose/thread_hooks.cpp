@@ -16,7 +16,7 @@ namespace {
 struct ThreadStart {
   void* (*routine)(void*);
   void* arg;
-  coz::LocalDelays delays;  // the creator's, inherited by the new thread
+  coz::LocalDelays delays;    // the creator's, inherited by the new thread
   bool blocks_sample_signal;  // the creator's mask as the program sees it, inherited too
 };
 

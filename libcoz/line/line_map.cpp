@@ -34,7 +34,8 @@ std::vector<ExecSegment> exec_segments(Elf* elf, uintptr_t bias) {
   }
   for (size_t i = 0; i < n; i++) {
     GElf_Phdr ph;
-    if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+    if (gelf_getphdr(elf, static_cast<int>(i), &ph) && ph.p_type == PT_LOAD &&
+        (ph.p_flags & PF_X)) {
       out.push_back({ph.p_vaddr + bias, ph.p_vaddr + ph.p_memsz + bias});
     }
   }
@@ -450,7 +451,8 @@ class RangeCollector {
     auto f = files_.find({src, comp_dir});
     if (f == files_.end()) {
       std::string name = source_name(src, comp_dir);
-      const std::string* interned = scope_.includes_source(name) ? table_->intern_file(name) : nullptr;
+      const std::string* interned =
+          scope_.includes_source(name) ? table_->intern_file(name) : nullptr;
       f = files_.emplace(std::make_pair(src, comp_dir), interned).first;
     }
     return f->second;
@@ -499,7 +501,7 @@ class RangeCollector {
   LineTable* table_;
   std::vector<ExecSegment> segments_;   // runtime addresses
   std::vector<ExecSegment> functions_;  // runtime addresses, sorted
-  uintptr_t bias_;                     // DWARF address -> runtime address
+  uintptr_t bias_;                      // DWARF address -> runtime address
   struct PairHash {
     size_t operator()(const std::pair<const char*, const char*>& p) const {
       return std::hash<const char*>()(p.first) * 31 + std::hash<const char*>()(p.second);
@@ -520,7 +522,7 @@ class RangeCollector {
   std::vector<Dwarf_Addr> in_scope_, out_of_scope_;  // DWARF addresses of the rows' starts
   InlineCalls inlined_;
   std::vector<const std::string*> cu_files_;  // the unit's file table, resolved on demand
-  std::vector<SourceLine*> call_lines_;         // per inlined call: its call line
+  std::vector<SourceLine*> call_lines_;       // per inlined call: its call line
 };
 
 }  // namespace
@@ -585,9 +587,9 @@ struct DebugSession {
   std::unique_ptr<Dwfl, void (*)(Dwfl*)> dwfl{nullptr, dwfl_end};
   Dwfl_Module* module = nullptr;
   Elf* elf = nullptr;
-  GElf_Addr elf_bias = 0;      // runtime address = ELF address + elf_bias
+  GElf_Addr elf_bias = 0;  // runtime address = ELF address + elf_bias
   Dwarf* dwarf = nullptr;
-  Dwarf_Addr dwarf_bias = 0;   // runtime address = DWARF address + dwarf_bias
+  Dwarf_Addr dwarf_bias = 0;  // runtime address = DWARF address + dwarf_bias
   DebugInfoStatus status = DebugInfoStatus::kCannotOpen;
   std::string message;
   std::string debug_file;
@@ -605,8 +607,8 @@ struct DebugSession {
       return;
     }
     dwfl_report_begin(dwfl.get());
-    module = dwfl_report_elf(dwfl.get(), object.path.c_str(), object.path.c_str(), -1,
-                             object.bias, true);
+    module = dwfl_report_elf(dwfl.get(), object.path.c_str(), object.path.c_str(), -1, object.bias,
+                             true);
     dwfl_report_end(dwfl.get(), nullptr, nullptr);
     if (module) {
       void** userdata = nullptr;
@@ -677,8 +679,7 @@ DebugProbe probe_debug_info(const LoadedObject& object, const Scope& scope,
     any_lines = true;
     for (size_t i = 0; i < count && !probe.source_in_scope; i++) {
       const char* name = dwarf_filesrc(files, i, nullptr, nullptr);
-      probe.source_in_scope =
-          name && scope.includes_source(source_name(name, comp_dir_of(cudie)));
+      probe.source_in_scope = name && scope.includes_source(source_name(name, comp_dir_of(cudie)));
     }
     return !probe.source_in_scope;
   });

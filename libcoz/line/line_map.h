@@ -5,8 +5,9 @@
 // turns the in-scope lines into sorted address ranges at the object's load address.
 //
 // LineMap holds the ranges of every object in binary scope. Objects are added (at start-up and
-// when the profiler thread sees a library loaded by dlopen) under a mutex; lookup() takes no lock and allocates nothing, so signal handlers
-// may call it. Objects are never removed: a dlclose'd library's ranges stay valid memory.
+// when the profiler thread sees a library loaded by dlopen) under a mutex; lookup() takes no lock
+// and allocates nothing, so signal handlers may call it. Objects are never removed: a dlclose'd
+// library's ranges stay valid memory.
 #pragma once
 
 #include <atomic>
@@ -23,8 +24,8 @@ namespace coz {
 
 // An object as the dynamic loader mapped it.
 struct LoadedObject {
-  std::string path;     // file on disk
-  uintptr_t bias = 0;   // load bias: runtime address = link-time address + bias
+  std::string path;    // file on disk
+  uintptr_t bias = 0;  // load bias: runtime address = link-time address + bias
   bool is_main = false;
 };
 
@@ -35,18 +36,18 @@ struct AddressRange {
 };
 
 enum class DebugInfoStatus {
-  kOk,              // line tables read (possibly with no line in source scope)
-  kNoDebugInfo,     // no .debug_line here nor in a separate debug file
-  kUnsupported,     // debug info present but unreadable here (e.g. zstd without libelf support)
-  kCannotOpen,      // the file could not be opened as ELF
+  kOk,           // line tables read (possibly with no line in source scope)
+  kNoDebugInfo,  // no .debug_line here nor in a separate debug file
+  kUnsupported,  // debug info present but unreadable here (e.g. zstd without libelf support)
+  kCannotOpen,   // the file could not be opened as ELF
 };
 
 struct ObjectLines {
   LoadedObject object;
   DebugInfoStatus status = DebugInfoStatus::kCannotOpen;
-  std::string message;        // why status is not kOk, for the user
-  std::string debug_file;     // where the line tables came from
-  size_t lines_in_scope = 0;  // distinct source lines in source scope
+  std::string message;               // why status is not kOk, for the user
+  std::string debug_file;            // where the line tables came from
+  size_t lines_in_scope = 0;         // distinct source lines in source scope
   std::vector<AddressRange> ranges;  // sorted by lo, non-overlapping
   uintptr_t lo = 0, hi = 0;          // span of ranges
 
@@ -56,7 +57,8 @@ struct ObjectLines {
 // Reads `object`'s line tables. `debug_path` adds directories to search for separate debug files
 // (colon-separated, in elfutils' debuginfo-path syntax); empty means the system default.
 std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const Scope& scope,
-                                               LineTable* table, const std::string& debug_path = "");
+                                               LineTable* table,
+                                               const std::string& debug_path = "");
 
 struct DebugProbe {
   DebugInfoStatus status;

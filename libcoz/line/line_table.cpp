@@ -34,7 +34,8 @@ SourceLine* LineTable::find(std::string_view file, uint32_t line, bool* ambiguou
     *ambiguous = false;
   }
   for (const std::string& f : files_) {
-    bool same = f == file || (f.size() > file.size() && f.compare(f.size() - file.size(), file.size(), file) == 0 &&
+    bool same = f == file || (f.size() > file.size() &&
+                              f.compare(f.size() - file.size(), file.size(), file) == 0 &&
                               f[f.size() - file.size() - 1] == '/');
     if (!same) {
       continue;

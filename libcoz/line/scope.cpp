@@ -73,9 +73,9 @@ Scope::Scope(std::vector<std::string> binary_patterns, std::vector<std::string> 
 }
 
 std::vector<std::string> Scope::default_system_roots() {
-  std::vector<std::string> roots = {"/usr/include/", "/usr/local/include/", "/usr/lib/",
-                                    "/usr/local/lib/", "/lib/", "/rustc/",
-                                    "/rust/deps/"};
+  std::vector<std::string> roots = {
+      "/usr/include/", "/usr/local/include/", "/usr/lib/", "/usr/local/lib/", "/lib/",
+      "/rustc/",       "/rust/deps/"};
   auto add_dir = [&roots](std::string dir, const char* sub) {
     while (dir.size() > 1 && dir.back() == '/') {
       dir.pop_back();
@@ -137,7 +137,8 @@ std::vector<std::string> Scope::split_list(std::string_view list) {
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
-    std::string_view item = list.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    std::string_view item =
+        list.substr(start, comma == std::string_view::npos ? comma : comma - start);
     if (!item.empty()) {
       out.emplace_back(item);
     }

@@ -1,9 +1,9 @@
 // Parser for JSON-lines profile records (see json_line.h).
 #include "record/json_line.h"
 
-#include "record/vocabulary.h"
-
 #include <cstdint>
+
+#include "record/vocabulary.h"
 
 namespace coz {
 namespace {
@@ -37,7 +37,8 @@ class JsonLine {
       }
       skip_space();
       if (!scalar(&value)) {
-        return fail(message, "the value of \"" + key + "\" is not a string, number, boolean or null");
+        return fail(message,
+                    "the value of \"" + key + "\" is not a string, number, boolean or null");
       }
       skip_space();
       if (key == "type") {
@@ -92,11 +93,21 @@ class JsonLine {
       }
       char e = s_[i_++];
       switch (e) {
-        case 'n': out->push_back('\n'); break;
-        case 't': out->push_back('\t'); break;
-        case 'r': out->push_back('\r'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
+        case 'n':
+          out->push_back('\n');
+          break;
+        case 't':
+          out->push_back('\t');
+          break;
+        case 'r':
+          out->push_back('\r');
+          break;
+        case 'b':
+          out->push_back('\b');
+          break;
+        case 'f':
+          out->push_back('\f');
+          break;
         case 'u': {
           uint32_t code;
           if (!hex4(&code)) {
@@ -114,7 +125,8 @@ class JsonLine {
           append_utf8(out, code);
           break;
         }
-        default: out->push_back(e);
+        default:
+          out->push_back(e);
       }
     }
     return false;
@@ -188,7 +200,10 @@ class JsonLine {
     *code = 0;
     for (size_t k = 0; k < 4; k++) {
       char c = s_[i_++];
-      int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      int v = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
       if (v < 0) {
         return false;
       }

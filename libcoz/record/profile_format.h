@@ -30,8 +30,8 @@ enum class RecordKind {
   kLatencyPoint,
   kSamples,
   kRuntime,
-  kArrivalPoint,   // arrivals at a COZ_ARRIVAL (or COZ_BEGIN) point in one experiment
-  kWarning,        // something the user must know about the run (e.g. no arrival point)
+  kArrivalPoint,  // arrivals at a COZ_ARRIVAL (or COZ_BEGIN) point in one experiment
+  kWarning,       // something the user must know about the run (e.g. no arrival point)
   kUnknown,
 };
 
@@ -104,7 +104,8 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
 
 // Reads every record of a profile file into `records` (see read_profile_records); at most
 // kMaxListedErrors lines are listed in `errors`, then one line counting the rest.
-bool read_profile(const std::string& path, std::vector<Record>* records, std::vector<ParseError>* errors,
-                  std::string* error = nullptr, uint64_t offset = 0);
+bool read_profile(const std::string& path, std::vector<Record>* records,
+                  std::vector<ParseError>* errors, std::string* error = nullptr,
+                  uint64_t offset = 0);
 
 }  // namespace coz

@@ -31,7 +31,9 @@ class Fd {
   int fd_;
 };
 
-std::string mib(uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+std::string mib(uint64_t bytes) {
+  return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
 
 }  // namespace
 
@@ -57,7 +59,9 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
     return fail(path + " is a directory, not a profile");
   }
   if (!S_ISREG(st.st_mode)) {
-    return fail(path + " is not a regular file (a device, FIFO or socket); give a profile file that coz run wrote");
+    return fail(path +
+                " is not a regular file (a device, FIFO or socket); give a profile file that coz "
+                "run wrote");
   }
   uint64_t size = static_cast<uint64_t>(st.st_size);
   uint64_t left = size > offset ? size - offset : 0;
@@ -70,8 +74,8 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
     return fail("cannot read " + path + ": " + strerror(errno));
   }
 
-  std::string line;        // the line being assembled
-  bool too_long = false;   // the current line passed kMaxRecordBytes: its text is dropped
+  std::string line;       // the line being assembled
+  bool too_long = false;  // the current line passed kMaxRecordBytes: its text is dropped
   size_t number = 0;
   size_t records = 0;
   bool over = false;
@@ -120,7 +124,8 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
       break;
     }
     // A file that grows while it is read (a profile being written) is read up to the bound.
-    size_t usable = static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(n), kMaxProfileBytes - read_total));
+    size_t usable = static_cast<size_t>(
+        std::min<uint64_t>(static_cast<uint64_t>(n), kMaxProfileBytes - read_total));
     read_total += usable;
     const char* p = buf;
     const char* end = buf + usable;
@@ -138,9 +143,10 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
       if (nl) {
         finish(true);
         if (over) {
-          return fail(path + " holds more than " + std::to_string(kMaxProfileRecords) +
-                      " records, more than a profile may; split it into whole lines (split -l 2000000 " + path +
-                      " part-) and give the parts");
+          return fail(
+              path + " holds more than " + std::to_string(kMaxProfileRecords) +
+              " records, more than a profile may; split it into whole lines (split -l 2000000 " +
+              path + " part-) and give the parts");
         }
         line.clear();
         too_long = false;
@@ -157,8 +163,8 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
   return true;
 }
 
-bool read_profile(const std::string& path, std::vector<Record>* records, std::vector<ParseError>* errors,
-                  std::string* error, uint64_t offset) {
+bool read_profile(const std::string& path, std::vector<Record>* records,
+                  std::vector<ParseError>* errors, std::string* error, uint64_t offset) {
   size_t unlisted = 0;
   size_t last_line = 0;
   bool ok = read_profile_records(
@@ -173,7 +179,8 @@ bool read_profile(const std::string& path, std::vector<Record>* records, std::ve
       },
       error, offset);
   if (unlisted > 0) {
-    errors->push_back({path, last_line, std::to_string(unlisted) + " more bad lines up to here, not listed"});
+    errors->push_back(
+        {path, last_line, std::to_string(unlisted) + " more bad lines up to here, not listed"});
   }
   return ok;
 }

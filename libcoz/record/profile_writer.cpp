@@ -33,7 +33,9 @@ int open_append(const std::string& path) {
 
 }  // namespace
 
-ProfileWriter::~ProfileWriter() { close(); }
+ProfileWriter::~ProfileWriter() {
+  close();
+}
 
 bool ProfileWriter::open(const std::string& path, std::string* error) {
   close();
@@ -42,7 +44,7 @@ bool ProfileWriter::open(const std::string& path, std::string* error) {
   if (fd < 0 || fstat(fd, &st) != 0) {
     if (error) {
       *error = "cannot write the profile to " + path + ": " +
-             (errno == ENXIO ? std::string("it is a FIFO, not a file") : strerror(errno));
+               (errno == ENXIO ? std::string("it is a FIFO, not a file") : strerror(errno));
     }
     if (fd >= 0) {
       ::close(fd);
@@ -52,7 +54,9 @@ bool ProfileWriter::open(const std::string& path, std::string* error) {
   if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
     if (error) {
       *error = "cannot write the profile to " + path + ": it is a " +
-               (S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO" : "socket") +
+               (S_ISDIR(st.st_mode)    ? "directory"
+                : S_ISFIFO(st.st_mode) ? "FIFO"
+                                       : "socket") +
                ", not a file";
     }
     ::close(fd);
@@ -95,8 +99,8 @@ bool ProfileWriter::append_whole(int fd, const std::string& text, std::string* e
   // kills the program: never let the profile be the file that does that.
   rlimit limit;
   struct stat st;
-  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && fstat(fd, &st) == 0 &&
-      static_cast<rlim_t>(st.st_size) + text.size() > limit.rlim_cur) {
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      fstat(fd, &st) == 0 && static_cast<rlim_t>(st.st_size) + text.size() > limit.rlim_cur) {
     *error = "the file size limit (ulimit -f) is reached";
     return false;
   }
@@ -132,7 +136,8 @@ bool ProfileWriter::append_whole(int fd, const std::string& text, std::string* e
   return true;
 }
 
-bool ProfileWriter::write_block(const RecordBuilder& block, uint64_t experiments, std::string* error) {
+bool ProfileWriter::write_block(const RecordBuilder& block, uint64_t experiments,
+                                std::string* error) {
   std::string ignored;
   std::string& why = error ? *error : ignored;
   std::string text = block.text();

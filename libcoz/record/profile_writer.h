@@ -40,7 +40,8 @@ class ProfileWriter {
   // Writes the blocks still waiting, then this one, holding `experiments` experiments. True when
   // everything is in the file; otherwise false with `error` set to why (this block then waits
   // for the next call, or is dropped if too much is waiting).
-  bool write_block(const RecordBuilder& block, uint64_t experiments = 0, std::string* error = nullptr);
+  bool write_block(const RecordBuilder& block, uint64_t experiments = 0,
+                   std::string* error = nullptr);
 
   // Experiments not in the file: waiting to be retried, or dropped.
   uint64_t unwritten_experiments() const { return pending_experiments_ + dropped_experiments_; }

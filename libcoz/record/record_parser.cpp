@@ -1,13 +1,13 @@
 // Parsing records of a profile (see profile_format.h): the tab-separated format and Coz's
 // JSON-lines. Only readers link this (the CLI, tests); the runtime only writes.
-#include "record/json_line.h"
-#include "record/profile_format.h"
-#include "record/vocabulary.h"
-
 #include <errno.h>
 
 #include <cmath>
 #include <cstdlib>
+
+#include "record/json_line.h"
+#include "record/profile_format.h"
+#include "record/vocabulary.h"
 
 namespace coz {
 namespace {
@@ -135,13 +135,16 @@ bool parse_record(std::string_view line, Record* out, std::string* message) {
       return false;
     }
     size_t next = line.find('\t', pos + 1);
-    std::string_view item = line.substr(pos + 1, next == std::string_view::npos ? next : next - pos - 1);
+    std::string_view item =
+        line.substr(pos + 1, next == std::string_view::npos ? next : next - pos - 1);
     size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-      *message = "field '" + std::string(item.substr(0, 40)) + (item.size() > 40 ? "...' " : "' ") + "is not key=value";
+      *message = "field '" + std::string(item.substr(0, 40)) + (item.size() > 40 ? "...' " : "' ") +
+                 "is not key=value";
       return false;
     }
-    out->fields.push_back({std::string(vocab::canonical_key(item.substr(0, eq))), unescape(item.substr(eq + 1))});
+    out->fields.push_back(
+        {std::string(vocab::canonical_key(item.substr(0, eq))), unescape(item.substr(eq + 1))});
     pos = next;
   }
   return true;

@@ -99,7 +99,8 @@ Config Config::from_environment(std::vector<std::string>* errors) {
     if (*end == '\0' && load >= 1 && load <= 1000) {
       c.load = load;
     } else {
-      errors->push_back(std::string(env::kLoad) + "='" + v + "' must be a load factor from 1 to 1000");
+      errors->push_back(std::string(env::kLoad) + "='" + v +
+                        "' must be a load factor from 1 to 1000");
     }
   }
   if (const char* v = get(env::kBreakpointProgress)) {

@@ -21,8 +21,8 @@ struct Config {
   std::vector<std::string> source_scope;  // empty: everything but system and toolchain files
   bool include_system = false;            // system and toolchain files in source scope too
   bool end_to_end = false;
-  std::string fixed_line;      // FILE:LINE, or empty
-  int fixed_speedup = -1;      // 0-100, or -1 for random
+  std::string fixed_line;  // FILE:LINE, or empty
+  int fixed_speedup = -1;  // 0-100, or -1 for random
   uint64_t sampling_period_ns = 1000000;
   double zero_speedup_share = 0.5;            // share of 0% (baseline) experiments
   uint64_t experiment_length_ns = 500000000;  // first experiment length

@@ -1,6 +1,6 @@
 // The library's entry points: constructor, destructor, and the exported progress-point ABI.
-#include "real_functions.h"
 #include "platform.h"
+#include "real_functions.h"
 #include "runtime/hooks_api.h"
 #include "runtime/runtime.h"
 
@@ -42,8 +42,10 @@ __attribute__((destructor)) void coz_stop() {
 // an unknown type. Called once per macro site by coz.h. Type 4 (arrival, this project's
 // extension; Coz returns null for it) is called once per site and thread, and returns a counter
 // of the calling thread's own.
-extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int type, const char* name) {
-  coz::hooks_api::InsideRuntime inside;  // the point table's lock is the runtime's, not the program's
+extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int type,
+                                                                         const char* name) {
+  coz::hooks_api::InsideRuntime
+      inside;  // the point table's lock is the runtime's, not the program's
   if (type == static_cast<int>(coz::PointKind::kArrival)) {
     if (coz::Runtime* rt = coz::Runtime::active()) {
       return rt->new_arrival_counter(name);

@@ -42,7 +42,12 @@ std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const 
   }
   std::vector<PointSnapshot> out;
   points_.for_each([&out](const ProgressPoint& p) {
-    out.push_back({&p, p.read(p.throughput), p.read(p.begin), p.read(p.end), 0, {},
+    out.push_back({&p,
+                   p.read(p.throughput),
+                   p.read(p.begin),
+                   p.read(p.end),
+                   0,
+                   {},
                    p.delay_in_flight_ns.load(std::memory_order_relaxed)});
   });
   points_.for_each_arrival([&out](const ArrivalCounter& a) {
@@ -135,7 +140,8 @@ uint64_t ExperimentRunner::end() {
       .field(vocab::key::kDelaySize, open_.delay_ns)
       .field(vocab::key::kInserted, inserted);
   if (settings_.run_id != 0) {
-    block.field(vocab::key::kRun, settings_.run_id);  // which `coz run` wrote it, for its own summary
+    block.field(vocab::key::kRun,
+                settings_.run_id);  // which `coz run` wrote it, for its own summary
   }
   if (settings_.amplify.requested()) {
     // The amplification in force, and the load it achieved: the effective arrival rate over the
@@ -146,14 +152,16 @@ uint64_t ExperimentRunner::end() {
     }
     block.field(vocab::key::kArrivalSpeedup, settings_.amplify.arrival_speedup_ns)
         .field(vocab::key::kLoadTarget, settings_.amplify.load, 2)
-        .field(vocab::key::kArrivalSpeedupTotal, state_.arrival_speedup_ns.load(std::memory_order_relaxed));
+        .field(vocab::key::kArrivalSpeedupTotal,
+               state_.arrival_speedup_ns.load(std::memory_order_relaxed));
     // Each arrival thread's own rate is 1 / its period; with k threads the base rate is k over
     // the mean period of their arrivals.
     uint64_t with_period = state_.arrivals_with_period.load(std::memory_order_relaxed);
     uint64_t threads = state_.arrival_threads.load(std::memory_order_relaxed);
     if (with_period > 0 && threads > 0 && effective > 0 && arrivals > 0) {
-      double mean_period = static_cast<double>(state_.arrival_period_sum_ns.load(std::memory_order_relaxed)) /
-                           static_cast<double>(with_period);
+      double mean_period =
+          static_cast<double>(state_.arrival_period_sum_ns.load(std::memory_order_relaxed)) /
+          static_cast<double>(with_period);
       double rate = static_cast<double>(arrivals) / static_cast<double>(effective);  // per ns
       block.field(vocab::key::kLoad, rate * mean_period / static_cast<double>(threads), 3);
     }
@@ -175,10 +183,14 @@ uint64_t ExperimentRunner::end() {
     } else if (p.throughput != 0 || !p.point->has_arrivals) {
       uint64_t delta = p.throughput - before.throughput;
       visits += delta;
-      block.begin(vocab::kThroughputPoint).field(vocab::key::kName, p.point->name).field(vocab::key::kDelta, delta);
+      block.begin(vocab::kThroughputPoint)
+          .field(vocab::key::kName, p.point->name)
+          .field(vocab::key::kDelta, delta);
     }
     if (p.point->has_arrivals) {
-      block.begin(vocab::kArrivalPoint).field(vocab::key::kName, p.point->name).field(vocab::key::kArrivals, p.arrivals - before.arrivals);
+      block.begin(vocab::kArrivalPoint)
+          .field(vocab::key::kName, p.point->name)
+          .field(vocab::key::kArrivals, p.arrivals - before.arrivals);
     }
   }
   std::string why;

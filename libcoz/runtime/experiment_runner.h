@@ -83,7 +83,8 @@ class ExperimentRunner {
   // line up: it starts with the program and is recorded under no line, so it joins no line's
   // baseline (its window differs from theirs) and only counts for the load's throughput.
   bool load_alone() const {
-    return settings_.end_to_end && settings_.scheduler.fixed_speedup == 0 && settings_.amplify.requested();
+    return settings_.end_to_end && settings_.scheduler.fixed_speedup == 0 &&
+           settings_.amplify.requested();
   }
   // Waits up to `ns` for stop(); returns true if stopped.
   bool wait(uint64_t ns);

@@ -13,7 +13,9 @@ __attribute__((tls_model("initial-exec"))) thread_local int t_inside = 0;
 using Inside = InsideRuntime;
 
 // The runtime to act through, or nullptr.
-Runtime* acting() { return t_inside == 0 ? Runtime::active() : nullptr; }
+Runtime* acting() {
+  return t_inside == 0 ? Runtime::active() : nullptr;
+}
 
 // Calls `f(rt)` inside the runtime when one is acting; otherwise returns `fallback`.
 template <typename T, typename F>
@@ -35,7 +37,9 @@ void with_runtime(F&& f) {
 
 }  // namespace
 
-bool active() { return acting() != nullptr; }
+bool active() {
+  return acting() != nullptr;
+}
 
 void before_wake(const void* key) {
   with_runtime([&](Runtime* rt) { rt->before_wake(key); });
@@ -74,7 +78,9 @@ void thread_gone() {
 void on_thread_start(const LocalDelays& inherited) {
   with_runtime([&](Runtime* rt) { rt->on_thread_start(inherited); });
 }
-const void* thread_key(pthread_t thread) { return Runtime::thread_handoff_key(thread); }
+const void* thread_key(pthread_t thread) {
+  return Runtime::thread_handoff_key(thread);
+}
 
 bool owns_this_process() {
   return with_runtime(false, [](Runtime* rt) { return rt->owns_this_process(); });
@@ -83,9 +89,15 @@ void shutdown() {
   with_runtime([](Runtime* rt) { rt->shutdown(); });
 }
 
-InsideRuntime::InsideRuntime() { t_inside++; }
-InsideRuntime::~InsideRuntime() { t_inside--; }
+InsideRuntime::InsideRuntime() {
+  t_inside++;
+}
+InsideRuntime::~InsideRuntime() {
+  t_inside--;
+}
 
-void mark_profiler_thread() { t_inside = 1; }
+void mark_profiler_thread() {
+  t_inside = 1;
+}
 
 }  // namespace coz::hooks_api

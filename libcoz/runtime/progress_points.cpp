@@ -39,7 +39,8 @@ Counter* ProgressPoints::get(int kind, const char* name) {
 void ProgressPoints::mark_latency(ProgressPoint* point) {
   if (!point->is_latency) {
     point->is_latency = true;
-    point->next_latency.store(latency_head_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    point->next_latency.store(latency_head_.load(std::memory_order_relaxed),
+                              std::memory_order_relaxed);
     latency_head_.store(point, std::memory_order_release);
     any_latency_.store(true, std::memory_order_release);
   }
@@ -57,7 +58,8 @@ ArrivalCounter* ProgressPoints::new_arrival(const char* name) {
   return counter;
 }
 
-void ProgressPoints::for_each_arrival(const std::function<void(const ArrivalCounter&)>& visit) const {
+void ProgressPoints::for_each_arrival(
+    const std::function<void(const ArrivalCounter&)>& visit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const ArrivalCounter& a : arrivals_) {
     visit(a);

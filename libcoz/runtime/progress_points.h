@@ -35,11 +35,11 @@ struct ArrivalCounter {
 
 struct ProgressPoint {
   std::string name;
-  Counter throughput{0, 0};  // COZ_PROGRESS visits
-  Counter begin{0, 0};       // COZ_BEGIN visits (arrivals)
-  Counter end{0, 0};         // COZ_END visits (departures)
-  bool is_latency = false;   // has BEGIN or END
-  bool has_arrivals = false; // has COZ_ARRIVAL (or a BEGIN counted as one)
+  Counter throughput{0, 0};   // COZ_PROGRESS visits
+  Counter begin{0, 0};        // COZ_BEGIN visits (arrivals)
+  Counter end{0, 0};          // COZ_END visits (departures)
+  bool is_latency = false;    // has BEGIN or END
+  bool has_arrivals = false;  // has COZ_ARRIVAL (or a BEGIN counted as one)
   // Latency points: the delay inserted while requests were in flight, weighted by how many
   // were (request-nanoseconds), and the next latency point (a list safe for signal handlers).
   std::atomic<uint64_t> delay_in_flight_ns{0};
@@ -66,7 +66,7 @@ class ProgressPoints {
  private:
   mutable std::mutex mutex_;
   ProgressPoint* find_or_add(const char* name);  // with mutex_ held
-  std::deque<ProgressPoint> points_;  // stable addresses
+  std::deque<ProgressPoint> points_;             // stable addresses
   std::deque<ArrivalCounter> arrivals_;
   std::atomic<bool> any_arrivals_{false};
   std::atomic<bool> any_latency_{false};

@@ -10,11 +10,11 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "own_fds.h"
+#include "platform.h"
 #include "real_functions.h"
 #include "runtime/hooks_api.h"
-#include "own_fds.h"
 #include "runtime/sample_signal.h"
-#include "platform.h"
 #include "sample/breakpoint_counter.h"
 #include "sample/perf_sampler.h"
 
@@ -33,7 +33,8 @@ void exit_signal_handler(int sig);
 void sample_signal_handler(int sig, siginfo_t* info, void* context) {
   int saved = errno;
   Runtime* rt = Runtime::active();
-  if (sample_signal::is_sample(info, own_fds::is_ours(info->si_fd) || (rt && rt->is_sampler(info->si_fd)))) {
+  if (sample_signal::is_sample(
+          info, own_fds::is_ours(info->si_fd) || (rt && rt->is_sampler(info->si_fd)))) {
     sample_signal::note_own_interruption();
     if (rt) {
       rt->handle_signal(info->si_fd);
@@ -183,17 +184,19 @@ bool Runtime::start() {
   bool only_main = scope_.binary_patterns().size() == 1 && scope_.binary_patterns()[0] == "MAIN";
   if (lines_in_scope == 0 && only_main) {
     std::string scope = config_.source_scope.empty() ? "% but system files" : "as given";
-    std::string why = first_problem.empty()
-                          ? "no source line in scope has debug information (source scope: " +
-                                scope + "); compile with -g, or widen --source-scope or add "
-                                "--include-system"
-                          : first_problem;
+    std::string why =
+        first_problem.empty()
+            ? "no source line in scope has debug information (source scope: " + scope +
+                  "); compile with -g, or widen --source-scope or add "
+                  "--include-system"
+            : first_problem;
     report("error: " + why + "; running the program without profiling", true);
     return false;
   }
 
   SourceLine* fixed_line = nullptr;
-  if (!config_.fixed_line.empty() && !(fixed_line = resolve_line(config_.fixed_line, "--fixed-line"))) {
+  if (!config_.fixed_line.empty() &&
+      !(fixed_line = resolve_line(config_.fixed_line, "--fixed-line"))) {
     return false;
   }
   if (!resolve_command_line_points()) {
@@ -218,8 +221,8 @@ bool Runtime::start() {
   runner.fixed_line = fixed_line;
   runner.sampling_period_ns = config_.sampling_period_ns;
   runner.run_id = config_.run_id;
-  runner_ = std::make_unique<ExperimentRunner>(runner, experiment_, points_, writer_,
-                                               platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
+  runner_ = std::make_unique<ExperimentRunner>(
+      runner, experiment_, points_, writer_, platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
   runner_->set_before_snapshot([this] { refresh_breakpoint_counts(); });
   runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
 
@@ -329,16 +332,18 @@ LocalDelays Runtime::current_delays() const {
 SourceLine* Runtime::resolve_line(const std::string& spec, const char* option) {
   size_t colon = spec.rfind(':');
   bool ambiguous = false;
-  SourceLine* line = colon == std::string::npos
-                         ? nullptr
-                         : lines_.find(spec.substr(0, colon),
-                                       static_cast<uint32_t>(atoi(spec.c_str() + colon + 1)), &ambiguous);
+  SourceLine* line =
+      colon == std::string::npos
+          ? nullptr
+          : lines_.find(spec.substr(0, colon),
+                        static_cast<uint32_t>(atoi(spec.c_str() + colon + 1)), &ambiguous);
   if (!line) {
-    report(std::string("error: ") + option + " " + spec +
-               (ambiguous ? " names more than one file; give more of the path"
-                          : " has no code in scope; pick a line that the compiler emitted code for") +
-               "; running the program without profiling",
-           true);
+    report(
+        std::string("error: ") + option + " " + spec +
+            (ambiguous ? " names more than one file; give more of the path"
+                       : " has no code in scope; pick a line that the compiler emitted code for") +
+            "; running the program without profiling",
+        true);
   }
   return line;
 }
@@ -391,7 +396,8 @@ bool Runtime::open_breakpoints(ThreadState* state, pid_t tid, std::string* error
   threads_.locked([&] {
     for (size_t i = 0; i < breakpoints_count_ && ok; i++) {
       if (state->breakpoint_fds[i].load() < 0) {  // not opened already (a thread attached twice)
-        state->breakpoint_fds[i].store(open_breakpoint_counter(breakpoints_[i].address, tid, error));
+        state->breakpoint_fds[i].store(
+            open_breakpoint_counter(breakpoints_[i].address, tid, error));
         ok = state->breakpoint_fds[i].load() >= 0;
         if (ok) {
           own_fds::adopt(&state->breakpoint_fds[i]);
@@ -468,7 +474,9 @@ void Runtime::on_thread_start(const LocalDelays& inherited) {
   pthread_setspecific(thread_key_, state);
 }
 
-void Runtime::thread_created() { program_threads_.fetch_add(1); }
+void Runtime::thread_created() {
+  program_threads_.fetch_add(1);
+}
 
 void Runtime::thread_gone() {
   if (program_threads_.fetch_sub(1) == 1) {
@@ -620,7 +628,8 @@ void Runtime::delay_inserted(uint64_t ns) {
   if (ns == 0) {
     return;
   }
-  for (ProgressPoint* p = points_.latency_points(); p; p = p->next_latency.load(std::memory_order_acquire)) {
+  for (ProgressPoint* p = points_.latency_points(); p;
+       p = p->next_latency.load(std::memory_order_acquire)) {
     uint64_t n = InFlight::count(p->read(p->begin), p->read(p->end));
     if (n != 0) {
       p->delay_in_flight_ns.fetch_add(n * ns, std::memory_order_relaxed);
@@ -714,7 +723,8 @@ void Runtime::pause(ThreadState* state, uint64_t ns) {
   }
   int64_t overshoot = overshoot_ns_.load(std::memory_order_relaxed);
   if (static_cast<int64_t>(sleep) <= overshoot) {
-    DelayLedger::paused(local, sleep, 0);  // too short to sleep accurately: owed until the next pause
+    DelayLedger::paused(local, sleep,
+                        0);  // too short to sleep accurately: owed until the next pause
     return;
   }
   uint64_t ask = sleep - static_cast<uint64_t>(overshoot > 0 ? overshoot : 0);
@@ -820,9 +830,13 @@ void Runtime::before_wake(const void* key) {
   });
 }
 
-void Runtime::after_block(const void* key, bool woken) { credit_after_block(key, woken); }
+void Runtime::after_block(const void* key, bool woken) {
+  credit_after_block(key, woken);
+}
 
-void Runtime::post_block(bool woken) { credit_after_block(nullptr, woken); }
+void Runtime::post_block(bool woken) {
+  credit_after_block(nullptr, woken);
+}
 
 void Runtime::credit_after_block(const void* key, bool woken) {
   ThreadState* state = t_state;
@@ -859,7 +873,8 @@ void Runtime::drain_all_threads() {
       // only: nobody pauses at exit).
       if (experiment_.ledger.active()) {
         s.pending_selected += context.selected;
-        delay_inserted(experiment_.ledger.absorb(s.delays, s.pending_selected * experiment_.ledger.delay_ns()));
+        delay_inserted(experiment_.ledger.absorb(
+            s.delays, s.pending_selected * experiment_.ledger.delay_ns()));
         s.pending_selected = 0;
       }
       s.end_drain();
@@ -873,7 +888,9 @@ void Runtime::write_final_records() {
   lines_.for_each([&block](const SourceLine& line) {
     uint64_t n = line.samples.load(std::memory_order_relaxed);
     if (n > 0) {
-      block.begin(vocab::kSamples).field(vocab::key::kLocation, line.name()).field(vocab::key::kCount, n);
+      block.begin(vocab::kSamples)
+          .field(vocab::key::kLocation, line.name())
+          .field(vocab::key::kCount, n);
     }
   });
   if (amplify_.requested() && !points_.any_arrivals()) {
@@ -881,7 +898,8 @@ void Runtime::write_final_records() {
   }
   std::string why;
   if (!writer_.write_block(block, 0, &why)) {
-    report("error: could not append the final records to " + config_.output + " (" + why + ")", true);
+    report("error: could not append the final records to " + config_.output + " (" + why + ")",
+           true);
   }
 }
 
@@ -976,9 +994,10 @@ void Runtime::finish_shutdown() {
     report(std::string("warning: ") + kNoArrivalWarning, true);
   }
   if (visits == 0) {
-    report("warning: no progress point was visited, so no speedup can be measured; add "
-           "COZ_PROGRESS (include/coz.h) where a unit of work completes",
-           true);
+    report(
+        "warning: no progress point was visited, so no speedup can be measured; add "
+        "COZ_PROGRESS (include/coz.h) where a unit of work completes",
+        true);
   }
   points_.for_each([this](const ProgressPoint& p) {
     if (p.is_latency) {

@@ -155,7 +155,7 @@ class Runtime {
   ThreadRegistry threads_;
   std::unique_ptr<SamplerBackend> backend_;
   ProfileWriter writer_;
-  bool write_failing_ = false;  // the last experiment block could not be written
+  bool write_failing_ = false;       // the last experiment block could not be written
   std::mutex objects_mutex_;         // serialises adding objects to map_
   uint64_t objects_generation_ = 0;  // loaded_objects_generation() when last scanned
 
@@ -183,8 +183,8 @@ class Runtime {
   // every pause: pauses ask for that much less, so a thread that exits owes back little.
   std::atomic<int64_t> overshoot_ns_{0};
 
-  uint64_t start_ns_ = 0;          // monotonic, at start()
-  uint64_t ready_ns_ = 0;          // monotonic, when the profiler thread began running
+  uint64_t start_ns_ = 0;  // monotonic, at start()
+  uint64_t ready_ns_ = 0;  // monotonic, when the profiler thread began running
   std::atomic<uint64_t> total_samples_{0};
   std::atomic<uint64_t> in_scope_samples_{0};
   std::atomic<uint64_t> unsampled_threads_{0};  // threads whose sampler could not be opened

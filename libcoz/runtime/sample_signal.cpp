@@ -6,8 +6,8 @@
 
 #include <atomic>
 
-#include "real_functions.h"
 #include "platform.h"
+#include "real_functions.h"
 
 namespace coz::sample_signal {
 namespace {
@@ -71,7 +71,9 @@ int install(void (*handler)(int, siginfo_t*, void*)) {
   return chosen;
 }
 
-bool installed() { return g_installed.load(std::memory_order_acquire); }
+bool installed() {
+  return g_installed.load(std::memory_order_acquire);
+}
 
 void program_action(struct sigaction* out) {
   *out = g_actions[g_live.load(std::memory_order_acquire)];
@@ -213,14 +215,24 @@ void resend_held() {
   }
 }
 
-unsigned own_interruptions() { return t_own_interruptions; }
+unsigned own_interruptions() {
+  return t_own_interruptions;
+}
 
-void note_own_interruption() { t_own_interruptions++; }
+void note_own_interruption() {
+  t_own_interruptions++;
+}
 
-unsigned program_deliveries() { return t_program_deliveries; }
+unsigned program_deliveries() {
+  return t_program_deliveries;
+}
 
-bool program_blocks() { return t_program_blocks; }
+bool program_blocks() {
+  return t_program_blocks;
+}
 
-void set_program_blocks(bool blocked) { t_program_blocks = blocked; }
+void set_program_blocks(bool blocked) {
+  t_program_blocks = blocked;
+}
 
 }  // namespace coz::sample_signal

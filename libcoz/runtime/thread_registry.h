@@ -32,21 +32,21 @@ struct ThreadState {
   std::unique_ptr<ThreadSampler> sampler;
   // Held by whichever thread drains this sampler: the owner's signal handler, or shut-down.
   std::atomic<bool> draining{false};
-  uint64_t samples = 0;  // samples drained for this thread
+  uint64_t samples = 0;         // samples drained for this thread
   ThreadState* next = nullptr;  // live list or free list
   ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
   bool scanned = false;         // attached by the start-up scan of /proc/self/task
 
   // Delay accounting; touched only by the thread itself (in hooks and in its signal handler).
   LocalDelays delays;
-  uint64_t pending_selected = 0;  // selected-line samples not yet given to the ledger
+  uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
   volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
-  int locks_held = 0;  // mutexes and rwlocks held: pauses wait until they are released
-  uint64_t paused_ns = 0;  // time this thread spent paused for delays, in all
-  uint64_t blocked_ns = 0;      // time an arrival thread spent blocked in interposed calls
-  uint64_t block_start_ns = 0;  // when the thread last began to block, or 0
-  uint64_t block_debt_ns = 0;   // delays it still owed then (holding a lock, it could not pay)
-  uint64_t block_epoch = 0;     // the experiment that debt belongs to
+  int locks_held = 0;               // mutexes and rwlocks held: pauses wait until they are released
+  uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
+  uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
+  uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
+  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
+  uint64_t block_epoch = 0;         // the experiment that debt belongs to
 
   // Load amplification: this thread's arrival counters (registered by the thread itself, read
   // by the profiler thread through ProgressPoints; kept when the state is recycled, so a new

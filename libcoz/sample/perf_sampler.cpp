@@ -1,9 +1,6 @@
 // perf_event per-thread sampling: RAII descriptor and ring, drain (see perf_sampler.h).
 #include "sample/perf_sampler.h"
 
-#include "own_fds.h"
-#include "platform.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -17,6 +14,9 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+
+#include "own_fds.h"
+#include "platform.h"
 
 namespace coz {
 namespace {
@@ -270,7 +270,8 @@ class PerfThreadSampler : public ThreadSampler {
     return out;
   }
 
-  static void copy_out(const unsigned char* data, uint64_t size, uint64_t pos, void* out, size_t n) {
+  static void copy_out(const unsigned char* data, uint64_t size, uint64_t pos, void* out,
+                       size_t n) {
     uint64_t start = pos % size;
     size_t first = static_cast<size_t>(size - start < n ? size - start : n);
     memcpy(out, data + start, first);
@@ -323,8 +324,9 @@ std::string explain_perf_event_error(int err) {
 std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::string* error) {
   long limit = 0;
   if (!own_fds::room_for_one_more(&limit)) {
-    *error = "the profiler keeps half of the descriptor limit (" + std::to_string(limit) +
-             ") for the program, and that many threads are sampled already; raise it with ulimit -n";
+    *error =
+        "the profiler keeps half of the descriptor limit (" + std::to_string(limit) +
+        ") for the program, and that many threads are sampled already; raise it with ulimit -n";
     return nullptr;
   }
   perf_event_attr attr;

@@ -3,12 +3,11 @@
 // command line; load amplification by a fixed arrival speedup and by a load factor; a load sweep
 // appending to one profile; and the warning when amplification finds no arrival point.
 #include <gtest/gtest.h>
-
-#include <map>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "e2e/profile_helpers.h"
@@ -51,10 +50,26 @@ TEST(Points, CountsLatencyArrivalsBreakpointsAndSamples) {
   std::string profile = dir.file("p.coz");
   auto plain = run_process({fixture("arrivals"), "2", "50", "2000", "100000", "named"});
   ASSERT_EQ(plain.status, 0) << plain.err;
-  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-line", spec("WORK"),
-                        "--fixed-speedup", "0", "--progress", spec("BREAKPOINT"),
-                        "--sampled-progress", spec("WORK"), "-o", profile, "---",
-                        fixture("arrivals"), "2", "50", "2000", "100000", "named"});
+  auto r = run_process({COZ_TEST_CLI,
+                        "run",
+                        "--end-to-end",
+                        "--fixed-line",
+                        spec("WORK"),
+                        "--fixed-speedup",
+                        "0",
+                        "--progress",
+                        spec("BREAKPOINT"),
+                        "--sampled-progress",
+                        spec("WORK"),
+                        "-o",
+                        profile,
+                        "---",
+                        fixture("arrivals"),
+                        "2",
+                        "50",
+                        "2000",
+                        "100000",
+                        "named"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, plain.out);
   std::smatch m;
@@ -160,8 +175,8 @@ TEST(Amplification, SweepAppendsOneRunPerLevelAndRepetition) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
   // The documented sweep: no fixed line or speedup, so it measures load alone.
-  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--load", "1,2", "--runs", "2", "-o", profile,
-                        "---", fixture("arrivals"), "1", "20", "1000", "1000"});
+  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--load", "1,2", "--runs", "2", "-o",
+                        profile, "---", fixture("arrivals"), "1", "20", "1000", "1000"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(records_of(profile, RecordKind::kStartup).size(), 4u);
   std::multiset<double> targets;
@@ -174,7 +189,9 @@ TEST(Amplification, SweepAppendsOneRunPerLevelAndRepetition) {
   }
   EXPECT_EQ(targets, (std::multiset<double>{1, 1, 2, 2}));
   EXPECT_NE(r.err.find("run 4 of 4 at load 2"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("coz: throughput at 2 load levels in the profile; see coz report"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("coz: throughput at 2 load levels in the profile; see coz report"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(Amplification, NoArrivalPointIsReportedAtExitAndInTheProfile) {
@@ -199,8 +216,9 @@ namespace {
 // the crate: its progress point appears in the profile.
 TEST(Compatibility, RustCozCrate) {
   std::string cargo;
-  for (std::string candidate : {std::string("/usr/bin/cargo"),
-                                std::string(getenv("HOME") ? getenv("HOME") : "/root") + "/.cargo/bin/cargo"}) {
+  for (std::string candidate :
+       {std::string("/usr/bin/cargo"),
+        std::string(getenv("HOME") ? getenv("HOME") : "/root") + "/.cargo/bin/cargo"}) {
     if (access(candidate.c_str(), X_OK) == 0) {
       cargo = candidate;
       break;
@@ -222,19 +240,21 @@ TEST(Compatibility, RustCozCrate) {
             "    coz::thread_init();\n"
             "    let mut x: u64 = 1;\n"
             "    for _ in 0..100 {\n"
-            "        for i in 0..300000u64 { x = x.wrapping_mul(6364136223846793005).wrapping_add(i); }\n"
+            "        for i in 0..300000u64 { x = "
+            "x.wrapping_mul(6364136223846793005).wrapping_add(i); }\n"
             "        coz::progress!(\"rust-work\");\n"
             "    }\n"
             "    println!(\"{}\", x & 1);\n"
             "}\n";
   }
-  auto built = test::run_process({cargo, "build", "--quiet", "--manifest-path", project + "/Cargo.toml"});
+  auto built =
+      test::run_process({cargo, "build", "--quiet", "--manifest-path", project + "/Cargo.toml"});
   if (built.status != 0) {
     GTEST_SKIP() << "cargo could not build against the coz crate (offline?): " << built.err;
   }
   std::string profile = dir.file("p.coz");
-  auto r = test::run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-speedup", "0", "-o", profile,
-                              "---", project + "/target/debug/coz_client"});
+  auto r = test::run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-speedup", "0", "-o",
+                              profile, "---", project + "/target/debug/coz_client"});
   ASSERT_EQ(r.status, 0) << r.err;
   uint64_t visits = 0;
   for (const Record& p : test::records_of(profile, RecordKind::kThroughputPoint)) {

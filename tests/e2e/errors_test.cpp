@@ -80,8 +80,8 @@ TEST_F(CozRunErrors, StaticallyLinkedProgram) {
 }
 
 TEST_F(CozRunErrors, PerfEventUnavailable) {
-  std::vector<std::string> argv = {fixture("deny_perf"), COZ_TEST_CLI, "run", "-o", profile(), "---",
-                                   fixture("two_hot"), "1"};
+  std::vector<std::string> argv = {
+      fixture("deny_perf"), COZ_TEST_CLI, "run", "-o", profile(), "---", fixture("two_hot"), "1"};
   auto r = run_process(argv);
   EXPECT_EQ(r.status, 1);
   std::string e = only_error_line(r);
@@ -101,8 +101,8 @@ TEST_F(CozRunErrors, RuntimeRefusedPerfEventStillRunsTheProgram) {
 }
 
 TEST_F(CozRunErrors, OutputNotWritable) {
-  std::vector<std::string> argv = {COZ_TEST_CLI, "run", "-o", dir_.file("missing/dir/p.coz"), "---",
-                                   fixture("two_hot"), "1"};
+  std::vector<std::string> argv = {
+      COZ_TEST_CLI, "run", "-o", dir_.file("missing/dir/p.coz"), "---", fixture("two_hot"), "1"};
   auto r = run_process(argv);
   EXPECT_EQ(r.status, 1);
   std::string e = only_error_line(r);
@@ -130,7 +130,8 @@ TEST_F(CozRunErrors, FixedLineWithoutCodeRunsUnprofiled) {
   auto r = coz({"--fixed-line", "two_hot.c:1", "---", fixture("two_hot"), "1"});
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "done 1 rounds\n");
-  EXPECT_NE(r.err.find("--fixed-line two_hot.c:1 has no code in scope"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--fixed-line two_hot.c:1 has no code in scope"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(CozRunErrors, NoProgressPointIsReported) {

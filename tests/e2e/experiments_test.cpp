@@ -12,9 +12,9 @@ namespace {
 
 using test::fixture;
 using test::line_name;
-using test::records_of;
 using test::marker_line;
 using test::program_source;
+using test::records_of;
 using test::run_process;
 using test::TempDir;
 
@@ -26,7 +26,8 @@ TEST_P(SameBehaviour, OutputAndStatusMatchAndExperimentsRun) {
   ASSERT_EQ(plain.status, 0) << plain.err;
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto profiled = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---", program});
+  auto profiled = run_process(
+      {COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---", program});
   EXPECT_EQ(profiled.status, plain.status) << profiled.err;
   EXPECT_EQ(profiled.out, plain.out);
   EXPECT_GE(records_of(profile, RecordKind::kExperiment).size(), 1u) << profiled.err;
@@ -34,8 +35,8 @@ TEST_P(SameBehaviour, OutputAndStatusMatchAndExperimentsRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, SameBehaviour,
-                         ::testing::Values("sync_mutex", "sync_pipeline", "sync_sem_barrier", "sync_timed",
-                                           "custom_alloc", "signals", "two_hot"));
+                         ::testing::Values("sync_mutex", "sync_pipeline", "sync_sem_barrier",
+                                           "sync_timed", "custom_alloc", "signals", "two_hot"));
 
 TEST(Experiments, RecordsCarryTheirFields) {
   TempDir dir;
@@ -67,9 +68,10 @@ TEST(Experiments, RecordsCarryTheirFields) {
 TEST(Experiments, FixedLineAndSpeedupEndToEnd) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  std::string hot_b = "two_hot.c:" + std::to_string(marker_line(program_source("two_hot.c"), "hot_b"));
-  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-line", hot_b, "--fixed-speedup", "50",
-                        "-o", profile, "---", fixture("two_hot"), "20"});
+  std::string hot_b =
+      "two_hot.c:" + std::to_string(marker_line(program_source("two_hot.c"), "hot_b"));
+  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-line", hot_b,
+                        "--fixed-speedup", "50", "-o", profile, "---", fixture("two_hot"), "20"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto experiments = records_of(profile, RecordKind::kExperiment);
   ASSERT_EQ(experiments.size(), 1u);
@@ -88,9 +90,10 @@ TEST(Experiments, FixedLineAndSpeedupEndToEnd) {
 TEST(Experiments, FixedLineAloneSelectsOnlyThatLine) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  std::string hot_a = "two_hot.c:" + std::to_string(marker_line(program_source("two_hot.c"), "hot_a"));
-  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-line", hot_a, "--experiment-length", "30ms", "-o",
-                        profile, "---", fixture("two_hot"), "40"});
+  std::string hot_a =
+      "two_hot.c:" + std::to_string(marker_line(program_source("two_hot.c"), "hot_a"));
+  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-line", hot_a, "--experiment-length", "30ms",
+                        "-o", profile, "---", fixture("two_hot"), "40"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto experiments = records_of(profile, RecordKind::kExperiment);
   ASSERT_GE(experiments.size(), 3u);
@@ -102,8 +105,8 @@ TEST(Experiments, FixedLineAloneSelectsOnlyThatLine) {
 TEST(Experiments, FixedSpeedupAloneUsesOnlyThatSpeedup) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-speedup", "25", "--experiment-length", "30ms", "-o",
-                        profile, "---", fixture("two_hot"), "40"});
+  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-speedup", "25", "--experiment-length", "30ms",
+                        "-o", profile, "---", fixture("two_hot"), "40"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto experiments = records_of(profile, RecordKind::kExperiment);
   ASSERT_GE(experiments.size(), 3u);
@@ -115,7 +118,8 @@ TEST(Experiments, FixedSpeedupAloneUsesOnlyThatSpeedup) {
 TEST(Experiments, EndToEndAloneIsOneExperiment) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "-o", profile, "---", fixture("two_hot"), "20"});
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "--end-to-end", "-o", profile, "---", fixture("two_hot"), "20"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(records_of(profile, RecordKind::kExperiment).size(), 1u);
 }
@@ -124,8 +128,8 @@ TEST(Experiments, EndToEndBaselineWithoutAmplificationTestsASampledLine) {
   // Only load amplification alone runs under no line; a plain 0% run is some line's baseline.
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-speedup", "0", "-o", profile, "---",
-                        fixture("two_hot"), "20"});
+  auto r = run_process({COZ_TEST_CLI, "run", "--end-to-end", "--fixed-speedup", "0", "-o", profile,
+                        "---", fixture("two_hot"), "20"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto experiments = records_of(profile, RecordKind::kExperiment);
   ASSERT_EQ(experiments.size(), 1u);

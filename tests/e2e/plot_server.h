@@ -37,14 +37,16 @@ class PlotServer {
         setrlimit(RLIMIT_NOFILE, &limit);
       }
       std::string profile = std::string(COZ_TEST_GOLDEN) + "/throughput.coz";
-      execl(COZ_TEST_CLI, COZ_TEST_CLI, "plot", "--serve", profile.c_str(), static_cast<char*>(nullptr));
+      execl(COZ_TEST_CLI, COZ_TEST_CLI, "plot", "--serve", profile.c_str(),
+            static_cast<char*>(nullptr));
       _exit(127);
     }
     close(out[1]);
     std::string first;
     pollfd p{out[0], POLLIN, 0};
     char c;
-    while (first.find('\n') == std::string::npos && poll(&p, 1, 20000) > 0 && read(out[0], &c, 1) == 1) {
+    while (first.find('\n') == std::string::npos && poll(&p, 1, 20000) > 0 &&
+           read(out[0], &c, 1) == 1) {
       first.push_back(c);
     }
     close(out[0]);

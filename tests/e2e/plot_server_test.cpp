@@ -1,6 +1,8 @@
 // `coz plot --serve` under hostile clients: Host headers in any case, or twice, from a page
 // reached through another name (DNS rebinding), and more connections than descriptors (issue 12,
 // finding 6).
+#include "e2e/plot_server.h"
+
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -11,7 +13,6 @@
 #include <chrono>
 #include <thread>
 
-#include "e2e/plot_server.h"
 #include "test_support.h"
 
 namespace coz {
@@ -20,13 +21,14 @@ namespace {
 using test::TempDir;
 using Server = test::PlotServer;
 
-
 TEST(PlotServer, HostHeaderIsCheckedWhateverItsCase) {
   TempDir dir;
   Server server(dir.file("err"));
   ASSERT_NE(server.port(), 0);
   std::string port = std::to_string(server.port());
-  auto get = [&](const std::string& headers) { return server.status("GET / HTTP/1.1\r\n" + headers + "\r\n"); };
+  auto get = [&](const std::string& headers) {
+    return server.status("GET / HTTP/1.1\r\n" + headers + "\r\n");
+  };
   for (std::string name : {"Host", "HOST", "host", "hOsT"}) {
     EXPECT_EQ(get(name + ": evil.com\r\n"), "HTTP/1.1 403 Forbidden") << name;
     EXPECT_EQ(get(name + ": EVIL.com:" + port + "\r\n"), "HTTP/1.1 403 Forbidden") << name;
@@ -37,7 +39,8 @@ TEST(PlotServer, HostHeaderIsCheckedWhateverItsCase) {
   EXPECT_EQ(get("Host: 127.0.0.1\r\nhost: evil.com\r\n"), "HTTP/1.1 400 Bad Request");
   EXPECT_EQ(get("HOST: evil.com\r\nHost: 127.0.0.1\r\n"), "HTTP/1.1 400 Bad Request");
   EXPECT_EQ(get("Host : evil.com\r\n"), "HTTP/1.1 400 Bad Request");
-  EXPECT_EQ(get("Accept: */*\r\nX-Forwarded-Host: 127.0.0.1\r\nHost: evil.com\r\n"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(get("Accept: */*\r\nX-Forwarded-Host: 127.0.0.1\r\nHost: evil.com\r\n"),
+            "HTTP/1.1 403 Forbidden");
 }
 
 TEST(PlotServer, KeepsServingWhenOutOfDescriptors) {
@@ -66,7 +69,9 @@ TEST(PlotServer, KeepsServingWhenOutOfDescriptors) {
   EXPECT_TRUE(server.running());
   std::ifstream err(dir.file("err"));
   std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("cannot accept a connection (Too many open files); retrying"), std::string::npos) << text;
+  EXPECT_NE(text.find("cannot accept a connection (Too many open files); retrying"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -17,11 +17,13 @@
 namespace coz {
 namespace {
 
-using test::slurp;
 using test::run_process;
+using test::slurp;
 using test::TempDir;
 
-std::string golden(const std::string& name) { return std::string(COZ_TEST_GOLDEN) + "/" + name; }
+std::string golden(const std::string& name) {
+  return std::string(COZ_TEST_GOLDEN) + "/" + name;
+}
 
 TEST(CozPlot, WritesOneSelfContainedPage) {
   TempDir dir;
@@ -52,27 +54,35 @@ TEST(CozPlot, EmbedsTheLinesAroundEachProfiledLineUnlessAskedNot) {
   TempDir dir;
   std::string source = test::program_source("two_hot.c");
   int line = test::marker_line(source, "hot_a");
-  std::ofstream(dir.file("p.coz")) << "startup\ttime=1\n" << [&] {
-    std::string s;
-    for (double x : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-      s += "experiment\tselected=" + source + ":" + std::to_string(line) + "\tspeedup=" + std::to_string(x) +
-           "\tduration=1000000000\tselected-samples=1000\nthroughput-point\tname=round\tdelta=" +
-           std::to_string(static_cast<int>(1000 / (1 - 0.5 * x))) + "\n";
-    }
-    return s;
-  }();
+  std::ofstream(dir.file("p.coz")) << "startup\ttime=1\n"
+                                   <<
+      [&] {
+        std::string s;
+        for (double x : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+          s +=
+              "experiment\tselected=" + source + ":" + std::to_string(line) +
+              "\tspeedup=" + std::to_string(x) +
+              "\tduration=1000000000\tselected-samples=1000\nthroughput-point\tname=round\tdelta=" +
+              std::to_string(static_cast<int>(1000 / (1 - 0.5 * x))) + "\n";
+        }
+        return s;
+      }();
   // Without -o, the page goes next to the profile with .html.
-  auto r = run_process({COZ_TEST_CLI, "plot", "--source-root", COZ_TEST_PROGRAMS_SRC, dir.file("p.coz")});
+  auto r = run_process(
+      {COZ_TEST_CLI, "plot", "--source-root", COZ_TEST_PROGRAMS_SRC, dir.file("p.coz")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, dir.file("p.html") + "\n");
   std::string html = slurp(dir.file("p.html"));
   EXPECT_NE(html.find("v = v * 2654435761ul + i; /* LINE:hot_a */"), std::string::npos);
-  EXPECT_NE(html.find("\"" + std::to_string(line - 4) + "\": "), std::string::npos) << "four lines of context";
-  auto bare = run_process({COZ_TEST_CLI, "plot", "--no-source", "-o", dir.file("q.html"), dir.file("p.coz")});
+  EXPECT_NE(html.find("\"" + std::to_string(line - 4) + "\": "), std::string::npos)
+      << "four lines of context";
+  auto bare = run_process(
+      {COZ_TEST_CLI, "plot", "--no-source", "-o", dir.file("q.html"), dir.file("p.coz")});
   ASSERT_EQ(bare.status, 0) << bare.err;
   EXPECT_EQ(slurp(dir.file("q.html")).find("LINE:hot_a"), std::string::npos);
   // Files outside the source root are not read.
-  auto outside = run_process({COZ_TEST_CLI, "plot", "--source-root", dir.path(), "-o", dir.file("r.html"), dir.file("p.coz")});
+  auto outside = run_process({COZ_TEST_CLI, "plot", "--source-root", dir.path(), "-o",
+                              dir.file("r.html"), dir.file("p.coz")});
   ASSERT_EQ(outside.status, 0) << outside.err;
   EXPECT_EQ(slurp(dir.file("r.html")).find("LINE:hot_a"), std::string::npos);
 }
@@ -89,12 +99,14 @@ TEST(CozPlot, NeverEmbedsSystemFilesAProfileNames) {
   }
   std::ofstream(dir.file("evil.coz")) << text;
   // Even with the whole file system as the source root.
-  auto r = run_process({COZ_TEST_CLI, "plot", "--source-root", "/", "-o", dir.file("e.html"), dir.file("evil.coz")},
-                       "", {{"COZ_SECRET_FOR_TEST", "do-not-leak"}});
+  auto r = run_process(
+      {COZ_TEST_CLI, "plot", "--source-root", "/", "-o", dir.file("e.html"), dir.file("evil.coz")},
+      "", {{"COZ_SECRET_FOR_TEST", "do-not-leak"}});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string html = slurp(dir.file("e.html"));
   EXPECT_EQ(html.find("do-not-leak"), std::string::npos);
-  EXPECT_EQ(html.find("root:x:0:0"), std::string::npos) << "--source-root / allows only source files";
+  EXPECT_EQ(html.find("root:x:0:0"), std::string::npos)
+      << "--source-root / allows only source files";
   EXPECT_NE(r.err.find("/etc/passwd (not a source file)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/proc/self/environ (system file)"), std::string::npos) << r.err;
   auto here = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("f.html"), dir.file("evil.coz")});
@@ -105,12 +117,15 @@ TEST(CozPlot, ClearErrors) {
   TempDir dir;
   auto missing = run_process({COZ_TEST_CLI, "plot", dir.file("none.coz")});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find("cannot read " + dir.file("none.coz")), std::string::npos) << missing.err;
-  auto viewer = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("x.html"), golden("throughput.coz")}, "",
-                            {{"COZ_VIEWER_DIR", dir.file("no-viewer")}});
+  EXPECT_NE(missing.err.find("cannot read " + dir.file("none.coz")), std::string::npos)
+      << missing.err;
+  auto viewer =
+      run_process({COZ_TEST_CLI, "plot", "-o", dir.file("x.html"), golden("throughput.coz")}, "",
+                  {{"COZ_VIEWER_DIR", dir.file("no-viewer")}});
   EXPECT_EQ(viewer.status, 2);
   EXPECT_NE(viewer.err.find("is incomplete"), std::string::npos) << viewer.err;
-  auto place = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("no/such/dir.html"), golden("throughput.coz")});
+  auto place = run_process(
+      {COZ_TEST_CLI, "plot", "-o", dir.file("no/such/dir.html"), golden("throughput.coz")});
   EXPECT_EQ(place.status, 2);
   EXPECT_NE(place.err.find("cannot write"), std::string::npos) << place.err;
 }
@@ -141,7 +156,8 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
   std::string page = http_get(server, "/");
   EXPECT_EQ(page.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << page.substr(0, 200);
   EXPECT_NE(page.find("coz-amp-report"), std::string::npos);
-  for (const char* other : {"/../../../etc/passwd", "/etc/passwd", "/index.html/../x", "/profile.coz"}) {
+  for (const char* other :
+       {"/../../../etc/passwd", "/etc/passwd", "/index.html/../x", "/profile.coz"}) {
     std::string r = http_get(server, other);
     EXPECT_EQ(r.rfind("HTTP/1.1 404 Not Found\r\n", 0), 0u) << other << ": " << r.substr(0, 200);
     EXPECT_EQ(r.find("root:"), std::string::npos) << other;
@@ -165,8 +181,10 @@ TEST(CozPlot, ServesOnLoopbackOnlyAndOnlyTheReport) {
   char hex_port[8];
   snprintf(hex_port, sizeof hex_port, "%04X", port);
   std::string tcp = slurp("/proc/net/tcp");
-  EXPECT_NE(tcp.find("0100007F:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos) << tcp;
-  EXPECT_EQ(tcp.find("00000000:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos) << tcp;
+  EXPECT_NE(tcp.find("0100007F:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos)
+      << tcp;
+  EXPECT_EQ(tcp.find("00000000:" + std::string(hex_port) + " 00000000:0000 0A"), std::string::npos)
+      << tcp;
   EXPECT_EQ(slurp("/proc/net/tcp6").find(":" + std::string(hex_port) + " "), std::string::npos);
 }
 

@@ -2,7 +2,6 @@
 // measured silently (issue 12): programs that close every descriptor, use the profiler's signal,
 // or run out of disk, under `coz run`.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,11 +15,11 @@
 namespace coz {
 namespace {
 
-using test::slurp;
 using test::fixture;
 using test::read_records;
 using test::records_of;
 using test::run_process;
+using test::slurp;
 using test::TempDir;
 
 // Programs that close every descriptor they did not open, then write a file of their own: the
@@ -61,7 +60,8 @@ TEST(ProgramSignals, HandlerAndMasksOfTheProfilersSignalWorkAsWithoutIt) {
   TempDir dir;
   auto native = run_process({fixture("own_signal")});
   ASSERT_EQ(native.status, 0) << native.err;
-  auto r = run_process({COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "---", fixture("own_signal")});
+  auto r =
+      run_process({COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "---", fixture("own_signal")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, native.out);
   EXPECT_NE(r.out.find("pthread_kill: handled 4"), std::string::npos) << r.out;
@@ -71,12 +71,14 @@ TEST(ProgramSignals, HandlerAndMasksOfTheProfilersSignalWorkAsWithoutIt) {
 TEST(ProgramSignals, TheProfilersSignalWithNoHandlerStillEndsTheProgram) {
   TempDir dir;
   auto native = run_process({fixture("own_signal"), "default"});
-  auto r = run_process({COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "---", fixture("own_signal"), "default"});
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "---", fixture("own_signal"), "default"});
   EXPECT_EQ(r.status, native.status) << r.err;
   EXPECT_GT(r.status, 128);
   EXPECT_EQ(r.out, native.out);
   EXPECT_EQ(read_records(dir.file("p.coz")).front().kind, RecordKind::kStartup);
-  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kRuntime).empty()) << "final records written";
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kRuntime).empty())
+      << "final records written";
 }
 
 // A disk that fills mid-run (a 8 KiB tmpfs in a private mount namespace, half taken): the
@@ -159,7 +161,7 @@ TEST(CozRunRuns, ParallelRunsIntoOneFileEachCountTheirOwn) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
   std::vector<std::string> argv = {COZ_TEST_CLI, "run", "--experiment-length", "30ms", "-o",
-                                   profile, "---", fixture("two_hot"), "60"};
+                                   profile,      "---", fixture("two_hot"),    "60"};
   pid_t a = spawn(argv, dir.file("out_a"), dir.file("err_a"));
   pid_t b = spawn(argv, dir.file("out_b"), dir.file("err_b"));
   ASSERT_EQ(wait_status(a), 0);
@@ -211,9 +213,11 @@ TEST(CozRunPreflight, AFifoAsTheProfileIsRefusedNotWaitedOn) {
   TempDir dir;
   std::string fifo = dir.file("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
-  auto r = run_process({"timeout", "20", COZ_TEST_CLI, "run", "-o", fifo, "---", fixture("two_hot"), "1"});
+  auto r = run_process(
+      {"timeout", "20", COZ_TEST_CLI, "run", "-o", fifo, "---", fixture("two_hot"), "1"});
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.err.find("it is a FIFO, not a file; choose another file with -o"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("it is a FIFO, not a file; choose another file with -o"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

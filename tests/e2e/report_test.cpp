@@ -15,14 +15,16 @@ using test::line_name;
 using test::run_process;
 using test::TempDir;
 
-std::string golden(const std::string& name) { return std::string(COZ_TEST_GOLDEN) + "/" + name; }
+std::string golden(const std::string& name) {
+  return std::string(COZ_TEST_GOLDEN) + "/" + name;
+}
 
 TEST(CozReport, RanksTheHeavierFunctionsLineFirst) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
   // Two runs, so each line has enough experiments even when other tests share the cores.
-  auto run = run_process({COZ_TEST_CLI, "run", "--experiment-length", "25ms", "--runs", "2", "-o", profile, "---",
-                          fixture("two_hot"), "300"});
+  auto run = run_process({COZ_TEST_CLI, "run", "--experiment-length", "25ms", "--runs", "2", "-o",
+                          profile, "---", fixture("two_hot"), "300"});
   ASSERT_EQ(run.status, 0) << run.err;
   // The two-line summary: experiments this run, then lines with usable data (or why none).
   EXPECT_NE(run.err.find("profile written to " + profile + ": "), std::string::npos) << run.err;
@@ -32,12 +34,15 @@ TEST(CozReport, RanksTheHeavierFunctionsLineFirst) {
   ASSERT_EQ(csv.status, 0) << csv.err;
   size_t first_row = csv.out.find('\n') + 1;
   std::string row = csv.out.substr(first_row, csv.out.find('\n', first_row) - first_row);
-  EXPECT_NE(row.find(",1,\"" + line_name("two_hot.c", "hot_a") + "\","), std::string::npos) << csv.out;
+  EXPECT_NE(row.find(",1,\"" + line_name("two_hot.c", "hot_a") + "\","), std::string::npos)
+      << csv.out;
 
   auto text = run_process({COZ_TEST_CLI, "report", "--min-points", "3", profile});
   ASSERT_EQ(text.status, 0) << text.err;
-  size_t a = text.out.find("two_hot.c:" + std::to_string(test::marker_line(test::program_source("two_hot.c"), "hot_a")));
-  size_t b = text.out.find("two_hot.c:" + std::to_string(test::marker_line(test::program_source("two_hot.c"), "hot_b")));
+  size_t a = text.out.find(
+      "two_hot.c:" + std::to_string(test::marker_line(test::program_source("two_hot.c"), "hot_a")));
+  size_t b = text.out.find(
+      "two_hot.c:" + std::to_string(test::marker_line(test::program_source("two_hot.c"), "hot_b")));
   ASSERT_NE(a, std::string::npos) << text.out;
   EXPECT_TRUE(b == std::string::npos || a < b) << text.out;
 }
@@ -55,37 +60,46 @@ TEST(CozReport, BadInputGetsOneClearLine) {
   TempDir dir;
   auto missing = run_process({COZ_TEST_CLI, "report", dir.file("nope.coz")});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find("cannot read " + dir.file("nope.coz")), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("cannot read " + dir.file("nope.coz")), std::string::npos)
+      << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
 
-  std::ofstream(dir.file("empty.coz")) << "startup\ttime=1\nruntime\ttime=200000000\nsamples\tlocation=/a.c:1\tcount=2\n";
+  std::ofstream(dir.file("empty.coz"))
+      << "startup\ttime=1\nruntime\ttime=200000000\nsamples\tlocation=/a.c:1\tcount=2\n";
   auto empty = run_process({COZ_TEST_CLI, "report", dir.file("empty.coz")});
   EXPECT_EQ(empty.status, 1);
   EXPECT_EQ(empty.out, "");
-  EXPECT_NE(empty.err.find("nothing to show: no experiment finished"), std::string::npos) << empty.err;
+  EXPECT_NE(empty.err.find("nothing to show: no experiment finished"), std::string::npos)
+      << empty.err;
   EXPECT_NE(empty.err.find("--end-to-end"), std::string::npos) << empty.err;
 
   auto point = run_process({COZ_TEST_CLI, "report", "--point", "nope", golden("throughput.coz")});
   EXPECT_EQ(point.status, 2);
-  EXPECT_NE(point.err.find("no progress point \"nope\" in the profile; it has \"done\""), std::string::npos)
+  EXPECT_NE(point.err.find("no progress point \"nope\" in the profile; it has \"done\""),
+            std::string::npos)
       << point.err;
 
   auto load = run_process({COZ_TEST_CLI, "report", "--load", "3", golden("loads.coz")});
   EXPECT_EQ(load.status, 2);
-  EXPECT_NE(load.err.find("no load level 3 in the profile; it has 1x, 2x"), std::string::npos) << load.err;
+  EXPECT_NE(load.err.find("no load level 3 in the profile; it has 1x, 2x"), std::string::npos)
+      << load.err;
 
   auto option = run_process({COZ_TEST_CLI, "report", "--sort", "fastest"});
   EXPECT_EQ(option.status, 2);
-  EXPECT_NE(option.err.find("--sort takes impact, slope, max or name"), std::string::npos) << option.err;
+  EXPECT_NE(option.err.find("--sort takes impact, slope, max or name"), std::string::npos)
+      << option.err;
 
   auto directory = run_process({COZ_TEST_CLI, "report", dir.path()});
   EXPECT_EQ(directory.status, 2);
-  EXPECT_NE(directory.err.find("is a directory, not a profile"), std::string::npos) << directory.err;
+  EXPECT_NE(directory.err.find("is a directory, not a profile"), std::string::npos)
+      << directory.err;
 
   std::ofstream(dir.file("garbage.coz")) << "hello world\n{not json}\n";
   auto garbage = run_process({COZ_TEST_CLI, "report", dir.file("garbage.coz")});
   EXPECT_EQ(garbage.status, 1);
-  EXPECT_NE(garbage.err.find("no profile record could be read (2 malformed lines)"), std::string::npos) << garbage.err;
+  EXPECT_NE(garbage.err.find("no profile record could be read (2 malformed lines)"),
+            std::string::npos)
+      << garbage.err;
 
   auto bad = run_process({COZ_TEST_CLI, "report", golden("truncated.coz")});
   EXPECT_EQ(bad.status, 0) << bad.err;
@@ -96,9 +110,11 @@ TEST(CozReport, BadInputGetsOneClearLine) {
 TEST(CozReport, FiltersByPointAndLoad) {
   auto latency = run_process({COZ_TEST_CLI, "report", "--point", "req", golden("latency.coz")});
   ASSERT_EQ(latency.status, 0) << latency.err;
-  EXPECT_NE(latency.out.find("\"req\" (latency), load 1x: 1 line"), std::string::npos) << latency.out;
+  EXPECT_NE(latency.out.find("\"req\" (latency), load 1x: 1 line"), std::string::npos)
+      << latency.out;
   EXPECT_EQ(latency.out.find("\"served\""), std::string::npos) << latency.out;
-  auto sweep = run_process({COZ_TEST_CLI, "report", "--load", "2x", "--point", "served", golden("loads.coz")});
+  auto sweep = run_process(
+      {COZ_TEST_CLI, "report", "--load", "2x", "--point", "served", golden("loads.coz")});
   EXPECT_EQ(sweep.status, 0) << sweep.err;
   EXPECT_NE(sweep.out.find("scalability of \"served\""), std::string::npos) << sweep.out;
   EXPECT_EQ(sweep.out.find("\"req\""), std::string::npos) << sweep.out;
@@ -107,13 +123,14 @@ TEST(CozReport, FiltersByPointAndLoad) {
 
 TEST(CozReport, UncorrectedAndSortOptions) {
   auto corrected = run_process({COZ_TEST_CLI, "report", golden("phases.coz")});
-  EXPECT_NE(corrected.out.find("+20.0%  "), std::string::npos) << corrected.out;  // at 100%: 0.4 x 0.5
+  EXPECT_NE(corrected.out.find("+20.0%  "), std::string::npos)
+      << corrected.out;  // at 100%: 0.4 x 0.5
   EXPECT_NE(corrected.out.find("phase x0.50"), std::string::npos) << corrected.out;
   auto raw = run_process({COZ_TEST_CLI, "report", "--uncorrected", golden("phases.coz")});
   EXPECT_NE(raw.out.find("+40.0%  "), std::string::npos) << raw.out;
   EXPECT_NE(raw.out.find("not phase-corrected"), std::string::npos) << raw.out;
-  auto by_name = run_process({COZ_TEST_CLI, "report", "--sort", "name", "--json", "--seed", "18446744073709551615",
-                              golden("throughput.coz")});
+  auto by_name = run_process({COZ_TEST_CLI, "report", "--sort", "name", "--json", "--seed",
+                              "18446744073709551615", golden("throughput.coz")});
   EXPECT_NE(by_name.out.find("\"sort\": \"name\""), std::string::npos);
   EXPECT_NE(by_name.out.find("\"seed\": 18446744073709551615"), std::string::npos) << by_name.out;
   auto twice = run_process({COZ_TEST_CLI, "report", golden("phases.coz"), golden("phases.coz")});

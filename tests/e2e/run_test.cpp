@@ -9,11 +9,11 @@ namespace {
 
 using test::fixture;
 using test::line_name;
-using test::read_records;
-using test::samples_by_line;
 using test::marker_line;
 using test::program_source;
+using test::read_records;
 using test::run_process;
+using test::samples_by_line;
 using test::TempDir;
 
 TEST(CozRun, TwoHotFunctionsGetTheirSamplesInProportion) {
@@ -99,7 +99,8 @@ void expect_dlopened_library_profiled(const std::string& loader, const std::stri
                                       const std::string& scope) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "-b", "MAIN," + scope, "-o", profile, "---", loader, library});
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-b", "MAIN," + scope, "-o", profile, "---", loader, library});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "spun 1\n");
   auto samples = samples_by_line(read_records(profile));
@@ -107,13 +108,15 @@ void expect_dlopened_library_profiled(const std::string& loader, const std::stri
 }
 
 TEST(CozRun, DlopenedLibraryInScopeIsProfiled) {
-  expect_dlopened_library_profiled(fixture("dlopen_main"), fixture("libhot_lib.so"), "%libhot_lib.so");
+  expect_dlopened_library_profiled(fixture("dlopen_main"), fixture("libhot_lib.so"),
+                                   "%libhot_lib.so");
 }
 
 // By bare name through the program's RUNPATH ($ORIGIN/plugins), which glibc resolves relative to
 // dlopen's caller: the profiler must not become that caller.
 TEST(CozRun, DlopenKeepsResolvingRelativeToTheProgram) {
-  expect_dlopened_library_profiled(fixture("dlopen_origin"), "libhot_plugin.so", "%libhot_plugin.so");
+  expect_dlopened_library_profiled(fixture("dlopen_origin"), "libhot_plugin.so",
+                                   "%libhot_plugin.so");
 }
 
 TEST(CozRun, StaleSettingsInTheEnvironmentAreIgnored) {
@@ -128,8 +131,8 @@ TEST(CozRun, StaleSettingsInTheEnvironmentAreIgnored) {
 TEST(CozRun, SourceScopeKeepsOnlyMatchingFiles) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "-b", "MAIN,%libearly_thread.so", "-s", "early_thread.c",
-                        "-o", profile, "---", fixture("threads")});
+  auto r = run_process({COZ_TEST_CLI, "run", "-b", "MAIN,%libearly_thread.so", "-s",
+                        "early_thread.c", "-o", profile, "---", fixture("threads")});
   ASSERT_EQ(r.status, 0) << r.err;
   auto samples = samples_by_line(read_records(profile));
   ASSERT_FALSE(samples.empty());
@@ -140,20 +143,25 @@ TEST(CozRun, SourceScopeKeepsOnlyMatchingFiles) {
 
 TEST(CozRun, HeaderCountersCountEveryVisit) {
   TempDir dir;
-  auto r = run_process({COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("header_client")});
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("header_client")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("progress point header progress: 4000 visits"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("latency point header latency: 4000 begins, 4000 ends"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("progress point " + program_source("header_client.c") + ":"), std::string::npos)
+  EXPECT_NE(r.err.find("latency point header latency: 4000 begins, 4000 ends"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("progress point " + program_source("header_client.c") + ":"),
+            std::string::npos)
       << "COZ_PROGRESS is named after its file and line: " << r.err;
 }
 
 TEST(CozRun, HeaderWorksFromCpp) {
   TempDir dir;
-  auto r = run_process({COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("header_client_cpp")});
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("header_client_cpp")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("progress point cpp progress: 250 visits"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("latency point cpp latency: 250 begins, 250 ends"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("latency point cpp latency: 250 begins, 250 ends"), std::string::npos)
+      << r.err;
 }
 
 TEST(CozRun, ProgramsBuiltWithDebiansCozHeaderWork) {
@@ -175,11 +183,13 @@ TEST(CozRun, HeaderMacrosAreNoOpsWithoutTheRuntime) {
 
 TEST(CozRun, CozBinaryInterfaceIsCompatible) {
   TempDir dir;
-  auto r = run_process({COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("abi_client")});
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-v", "-o", dir.file("p.coz"), "---", fixture("abi_client")});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "runtime found\n");
   EXPECT_NE(r.err.find("progress point legacy progress: 37 visits"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("latency point legacy latency: 37 begins, 19 ends"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("latency point legacy latency: 37 begins, 19 ends"), std::string::npos)
+      << r.err;
   auto plain = run_process({fixture("abi_client")});
   EXPECT_EQ(plain.out, "runtime absent\n");
 }
@@ -187,12 +197,14 @@ TEST(CozRun, CozBinaryInterfaceIsCompatible) {
 TEST(CozRun, PassesThroughStdioAndExitStatus) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("exit_status"), "7"}, "hello\nworld\n");
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("exit_status"), "7"},
+                       "hello\nworld\n");
   EXPECT_EQ(r.status, 7);
   EXPECT_EQ(r.out, "hello\nworld\n");
   EXPECT_NE(r.err.find("to stderr\n"), std::string::npos);
   // The two-line summary says why a run this short gives no causal profile.
-  EXPECT_NE(r.err.find("coz: profile written to " + profile + ": 0 experiments this run, 0 in all\n"
+  EXPECT_NE(r.err.find("coz: profile written to " + profile +
+                       ": 0 experiments this run, 0 in all\n"
                        "coz: warning: no experiment finished: the program ran "),
             std::string::npos)
       << r.err;
@@ -201,7 +213,8 @@ TEST(CozRun, PassesThroughStdioAndExitStatus) {
 TEST(CozRun, KilledProgramGives128PlusSignalAndKeepsTheProfile) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "-o", profile, "---", fixture("exit_status"), "9", "signal"});
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-o", profile, "---", fixture("exit_status"), "9", "signal"});
   EXPECT_EQ(r.status, 128 + 9);
   std::vector<Record> records = read_records(profile);
   ASSERT_FALSE(records.empty()) << "the startup record was already written";

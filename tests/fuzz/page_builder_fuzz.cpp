@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool has_source = split != std::string::npos;
   std::string source = has_source ? input.substr(split + mark.size()) : "";
 
-  std::string path = coz::fuzz::as_file(reinterpret_cast<const uint8_t*>(profile.data()), profile.size());
+  std::string path =
+      coz::fuzz::as_file(reinterpret_cast<const uint8_t*>(profile.data()), profile.size());
   coz::analysis::ProfileData profile_data;
   std::string error;
   if (!profile_data.read(path, &error)) {
@@ -55,14 +56,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return true;
       });
   coz::output::PageData page_data;
-  page_data.report_json = coz::output::render_json(coz::output::RenderContext{report, profile_data, "impact"});
+  page_data.report_json =
+      coz::output::render_json(coz::output::RenderContext{report, profile_data, "impact"});
   page_data.sources_json = snippets.json;
   page_data.left_out_json = snippets.left_out_json();
   snippets.left_out_line();
 
   coz::output::ViewerFiles viewer;
-  viewer.index_html = "<html><head><meta content=\"nonce-COZ_NONCE\"><!--coz:style--></head><body>"
-                      "<!--coz:data--><!--coz:libs--><!--coz:app--></body></html>";
+  viewer.index_html =
+      "<html><head><meta content=\"nonce-COZ_NONCE\"><!--coz:style--></head><body>"
+      "<!--coz:data--><!--coz:libs--><!--coz:app--></body></html>";
   viewer.style = "body {}";
   viewer.app = "var s = '</script>', t = '</Script\\t';";
   viewer.libs = {"var a = '</SCRIPT >';", "/* </script */", "var c;"};

@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   coz::analysis::Report report = coz::analysis::analyse(streamed, coz::fuzz::quick_options());
   coz::fuzz::check_report(report);
-  for (coz::analysis::SortOrder order : {coz::analysis::SortOrder::kImpact, coz::analysis::SortOrder::kName}) {
+  for (coz::analysis::SortOrder order :
+       {coz::analysis::SortOrder::kImpact, coz::analysis::SortOrder::kName}) {
     coz::analysis::rank_in_groups(&report.series, order);
     coz::output::RenderContext ctx{report, streamed, "impact"};
     coz::output::render_text(ctx);

@@ -32,11 +32,14 @@ ProfileData from_text(const std::string& text) {
   return data;
 }
 
-std::string diagnosis_of(const std::string& text) { return analyse(from_text(text), {}).diagnosis.code; }
+std::string diagnosis_of(const std::string& text) {
+  return analyse(from_text(text), {}).diagnosis.code;
+}
 
 std::string experiment(double speedup, int visits, const char* line = "/a.c:1") {
   std::ostringstream s;
-  s << "experiment\tselected=" << line << "\tspeedup=" << speedup << "\tduration=500000000\tselected-samples=500\n"
+  s << "experiment\tselected=" << line << "\tspeedup=" << speedup
+    << "\tduration=500000000\tselected-samples=500\n"
     << "throughput-point\tname=done\tdelta=" << visits << "\n";
   return s.str();
 }
@@ -44,14 +47,21 @@ std::string experiment(double speedup, int visits, const char* line = "/a.c:1") 
 TEST(Diagnosis, SaysWhyNothingCanBeShown) {
   EXPECT_EQ(diagnosis_of(""), "empty");
   EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=300000000\n"), "no-debug-info");
-  EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=2000000\n"), "too-short");  // 2 ms: no sample yet
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=2000000\n"),
+            "too-short");                                     // 2 ms: no sample yet
   EXPECT_EQ(diagnosis_of("startup\ttime=1\n"), "too-short");  // killed before it wrote its totals
-  EXPECT_EQ(diagnosis_of("startup\ttime=1\nruntime\ttime=300000000\nsamples\tlocation=/a.c:1\tcount=300\n"),
+  EXPECT_EQ(diagnosis_of(
+                "startup\ttime=1\nruntime\ttime=300000000\nsamples\tlocation=/a.c:1\tcount=300\n"),
             "too-short");
-  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 0) + experiment(0.5, 0)), "no-progress");
-  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0.5, 10) + experiment(0.25, 10)), "no-baseline");
-  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 10) + experiment(0.25, 10)), "few-speedups");
-  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 10, kNoLine) + experiment(0, 10, kNoLine)), "load-only");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 0) + experiment(0.5, 0)),
+            "no-progress");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0.5, 10) + experiment(0.25, 10)),
+            "no-baseline");
+  EXPECT_EQ(diagnosis_of("startup\ttime=1\n" + experiment(0, 10) + experiment(0.25, 10)),
+            "few-speedups");
+  EXPECT_EQ(
+      diagnosis_of("startup\ttime=1\n" + experiment(0, 10, kNoLine) + experiment(0, 10, kNoLine)),
+      "load-only");
   Report load_only = analyse(from_text("startup\ttime=1\n" + experiment(0, 10, kNoLine)), {});
   EXPECT_EQ(load_only.lines_tested, 0u);
   EXPECT_EQ(load_only.points.size(), 1u);  // its visits still count
@@ -65,7 +75,8 @@ TEST(Diagnosis, SaysWhyNothingCanBeShown) {
 }
 
 TEST(ProfileData, PointRecordsOutsideAnExperimentAndUnknownTypesAreReported) {
-  ProfileData d = from_text("throughput-point\tname=x\tdelta=1\nstartup\ttime=1\nbogus\tx=1\n" + experiment(0, 3));
+  ProfileData d = from_text("throughput-point\tname=x\tdelta=1\nstartup\ttime=1\nbogus\tx=1\n" +
+                            experiment(0, 3));
   ASSERT_EQ(d.inputs()[0].errors.size(), 2u);
   EXPECT_EQ(d.inputs()[0].errors[0].line, 1u);
   EXPECT_EQ(d.inputs()[0].errors[1].line, 3u);
@@ -73,14 +84,14 @@ TEST(ProfileData, PointRecordsOutsideAnExperimentAndUnknownTypesAreReported) {
 }
 
 TEST(ProfileData, NonFiniteAndNegativeNumbersAreRejectedWithTheirLine) {
-  std::string text = "startup\ttime=1\n" + experiment(0, 10) +                        // lines 2-3
+  std::string text = "startup\ttime=1\n" + experiment(0, 10) +  // lines 2-3
                      "experiment\tselected=/a.c:1\tspeedup=nan\tduration=500000000\n" +  // 4
-                     "throughput-point\tname=done\tdelta=10\n" +                        // 5: goes with it
-                     "experiment\tselected=/a.c:1\tspeedup=0.5\tduration=-3e9\n" +      // 6
-                     "experiment\tselected=/a.c:1\tspeedup=0.5\tduration=inf\n" +       // 7
-                     "experiment\tselected=/a.c:1\tspeedup=0x1p-1\tduration=5\n" +      // 8
-                     experiment(0.5, 10) +                                                  // 9-10
-                     "throughput-point\tname=other\tdelta=-1000\n";                      // 11
+                     "throughput-point\tname=done\tdelta=10\n" +  // 5: goes with it
+                     "experiment\tselected=/a.c:1\tspeedup=0.5\tduration=-3e9\n" +  // 6
+                     "experiment\tselected=/a.c:1\tspeedup=0.5\tduration=inf\n" +   // 7
+                     "experiment\tselected=/a.c:1\tspeedup=0x1p-1\tduration=5\n" +  // 8
+                     experiment(0.5, 10) +                                          // 9-10
+                     "throughput-point\tname=other\tdelta=-1000\n";                 // 11
   ProfileData d = from_text(text);
   std::vector<size_t> lines;
   for (const ParseError& e : d.inputs()[0].errors) {
@@ -133,7 +144,8 @@ std::string simulated_run(Rng* rng, const std::string& line, double slope, int n
     for (int k = 0; k < n; k++) {
       double period = base_period * (1 - slope * x) * (1 + noise * normal(rng));
       s << "experiment\tselected=" << line << "\tspeedup=" << x << "\tduration=" << duration
-        << "\tselected-samples=500\nthroughput-point\tname=done\tdelta=" << std::lround(duration / period) << "\n";
+        << "\tselected-samples=500\nthroughput-point\tname=done\tdelta="
+        << std::lround(duration / period) << "\n";
     }
   }
   return s.str();
@@ -195,8 +207,10 @@ TEST(AnalysisProperty, FalseDiscoveriesStayControlledAcrossManyLines) {
       real_lines += real;
     }
   }
-  EXPECT_LE(false_flags, std::max(2, flags / 10)) << false_flags << " false of " << flags << " flags";
-  EXPECT_GE(true_flags, real_lines * 8 / 10) << true_flags << " of " << real_lines << " real effects found";
+  EXPECT_LE(false_flags, std::max(2, flags / 10))
+      << false_flags << " false of " << flags << " flags";
+  EXPECT_GE(true_flags, real_lines * 8 / 10)
+      << true_flags << " of " << real_lines << " real effects found";
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ TEST(DelayLedger, CreditNeverExceedsTheTimeBlocked) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays runner, sleeper;
-  ledger.absorb(runner, 10 * kDelay);  // one lump of ten delays
+  ledger.absorb(runner, 10 * kDelay);                // one lump of ten delays
   ledger.credit_to(sleeper, runner.ns, 3 * kDelay);  // but the sleeper waited only three
   EXPECT_EQ(sleeper.ns, 3 * kDelay);
   EXPECT_EQ(ledger.take_owed(sleeper), 7 * kDelay) << "the rest is paid";
@@ -219,7 +219,8 @@ TEST(DelayLedger, AWakeNeverForgivesWhatWasOwedBeforeBlocking) {
   EXPECT_EQ(owed_at_block, 4 * kDelay);
   ledger.absorb(producer, 6 * kDelay);  // while the consumer is blocked
   ledger.credit_to(consumer, producer.ns, UINT64_MAX, owed_at_block);
-  EXPECT_EQ(ledger.take_owed(consumer), 4 * kDelay) << "the debt run up while running is still paid";
+  EXPECT_EQ(ledger.take_owed(consumer), 4 * kDelay)
+      << "the debt run up while running is still paid";
   LocalDelays other;  // a thread that owed nothing when it blocked is credited in full
   ledger.credit_to(other, producer.ns, UINT64_MAX, 0);
   EXPECT_EQ(ledger.take_owed(other), 0u);

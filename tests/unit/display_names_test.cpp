@@ -1,11 +1,11 @@
 // Display names: the shortest path suffix, in whole components, that tells a file apart from the
 // other files a report shows; golden cases for the shapes real profiles have (Rust's `mod.rs`,
 // relative and absolute paths), and that the names never collide.
+#include "analysis/display_names.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "analysis/display_names.h"
 
 namespace coz::analysis {
 namespace {
@@ -18,10 +18,10 @@ TEST(DisplayNames, UniqueBaseNamesStayBaseNames) {
 }
 
 TEST(DisplayNames, SharedBaseNamesGetTheShortestSuffixThatDiffers) {
-  EXPECT_EQ(display_names({"/x/a/mod.rs", "/x/b/mod.rs", "/x/main.rs"}),
-            (DisplayNames{{"/x/a/mod.rs", "a/mod.rs"},
-                          {"/x/b/mod.rs", "b/mod.rs"},
-                          {"/x/main.rs", "main.rs"}}));
+  EXPECT_EQ(
+      display_names({"/x/a/mod.rs", "/x/b/mod.rs", "/x/main.rs"}),
+      (DisplayNames{
+          {"/x/a/mod.rs", "a/mod.rs"}, {"/x/b/mod.rs", "b/mod.rs"}, {"/x/main.rs", "main.rs"}}));
   // A Rust program against its toolchain: only the names that collide are lengthened, each
   // until it differs.
   EXPECT_EQ(display_names({"/rustc/90b35a623/library/core/src/ptr/mod.rs",
@@ -74,8 +74,8 @@ TEST(DisplayNames, NamesNeverCollide) {
 }
 
 TEST(DisplayLocations, KeepTheLineNumberAsWrittenAndTellFilesApart) {
-  EXPECT_EQ(display_locations({"/x/a/mod.rs:638", "/x/b/mod.rs:638", "/x/a/mod.rs:12",
-                               "/src/main.c:007"}),
+  EXPECT_EQ(display_locations(
+                {"/x/a/mod.rs:638", "/x/b/mod.rs:638", "/x/a/mod.rs:12", "/src/main.c:007"}),
             (DisplayNames{{"/x/a/mod.rs:638", "a/mod.rs:638"},
                           {"/x/b/mod.rs:638", "b/mod.rs:638"},
                           {"/x/a/mod.rs:12", "a/mod.rs:12"},

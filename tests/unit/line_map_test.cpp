@@ -72,7 +72,8 @@ TEST(LineMap, SplitDebugFileIsFoundThroughDebuglink) {
 
 TEST(LineMap, BuildIdDebugFileNeedsItsDirectory) {
   LineTable table;
-  auto without = load_object_lines(LoadedObject{fixture("fixture_buildid"), 0, true}, Scope(), &table);
+  auto without =
+      load_object_lines(LoadedObject{fixture("fixture_buildid"), 0, true}, Scope(), &table);
   EXPECT_EQ(without->status, DebugInfoStatus::kNoDebugInfo);
   auto with = load_object_lines(LoadedObject{fixture("fixture_buildid"), 0, true}, Scope(), &table,
                                 fixture("debugroot"));
@@ -82,7 +83,8 @@ TEST(LineMap, BuildIdDebugFileNeedsItsDirectory) {
 
 TEST(LineMap, NoDebugInfoSaysHowToFixIt) {
   LineTable table;
-  auto lines = load_object_lines(LoadedObject{fixture("fixture_nodebug"), 0, true}, Scope(), &table);
+  auto lines =
+      load_object_lines(LoadedObject{fixture("fixture_nodebug"), 0, true}, Scope(), &table);
   EXPECT_EQ(lines->status, DebugInfoStatus::kNoDebugInfo);
   EXPECT_NE(lines->message.find("-g"), std::string::npos) << lines->message;
   EXPECT_TRUE(lines->ranges.empty());
@@ -105,14 +107,16 @@ TEST(LineMap, ZstdSectionsAreReadOrExplained) {
 
 TEST(LineMap, NotAnElfFile) {
   LineTable table;
-  auto lines = load_object_lines(LoadedObject{program_source("fixture.c"), 0, true}, Scope(), &table);
+  auto lines =
+      load_object_lines(LoadedObject{program_source("fixture.c"), 0, true}, Scope(), &table);
   EXPECT_EQ(lines->status, DebugInfoStatus::kCannotOpen);
 }
 
 TEST(LineMap, SourceScopeFiltersLines) {
   LineTable table;
   Scope only_other({}, {"other.c"});
-  auto lines = load_object_lines(LoadedObject{fixture("fixture_dwarf5"), 0, true}, only_other, &table);
+  auto lines =
+      load_object_lines(LoadedObject{fixture("fixture_dwarf5"), 0, true}, only_other, &table);
   ASSERT_EQ(lines->status, DebugInfoStatus::kOk);
   EXPECT_TRUE(lines->ranges.empty());
   EXPECT_EQ(lines->lines_in_scope, 0u);
@@ -182,7 +186,9 @@ TEST(LineMap, DlopenedLibraryUsesItsLoadBias) {
 
   std::vector<LoadedObject> objects;
   for_each_loaded_object(
-      [](const LoadedObject& o, void* ctx) { static_cast<std::vector<LoadedObject>*>(ctx)->push_back(o); },
+      [](const LoadedObject& o, void* ctx) {
+        static_cast<std::vector<LoadedObject>*>(ctx)->push_back(o);
+      },
       &objects);
   ASSERT_FALSE(objects.empty());
   EXPECT_TRUE(objects[0].is_main);
@@ -209,13 +215,18 @@ TEST(LineMap, DlopenedLibraryUsesItsLoadBias) {
   dlclose(handle);
 }
 
+// The marker must stay on the probe's one line.
+// clang-format off
 __attribute__((noipa)) int line_map_test_probe(int x) { return x * 3 + 1; } /* LINE:probe */
+// clang-format on
 
 // The test executable itself is PIE: its real bias must shift every range.
 TEST(LineMap, MainExecutableAtItsRealAddress) {
   std::vector<LoadedObject> objects;
   for_each_loaded_object(
-      [](const LoadedObject& o, void* ctx) { static_cast<std::vector<LoadedObject>*>(ctx)->push_back(o); },
+      [](const LoadedObject& o, void* ctx) {
+        static_cast<std::vector<LoadedObject>*>(ctx)->push_back(o);
+      },
       &objects);
   ASSERT_FALSE(objects.empty());
   LineTable table;

@@ -17,18 +17,19 @@ TEST(Location, SplitsStrictlyAndBoundsTheLine) {
   EXPECT_EQ(line, 12u);
   EXPECT_TRUE(analysis::split_location("a.c:2147483647", &file, &line));
   EXPECT_EQ(line, 2147483647u);
-  for (const char* bad : {"a.c:2147483648", "a.c:9223372036854775803", "a.c:-1", "a.c:+1", "a.c: 1", "a.c:1x",
-                          "a.c:", ":12", "a.c", "a.c:99999999999999999999"}) {
+  for (const char* bad : {"a.c:2147483648", "a.c:9223372036854775803", "a.c:-1", "a.c:+1", "a.c: 1",
+                          "a.c:1x", "a.c:", ":12", "a.c", "a.c:99999999999999999999"}) {
     EXPECT_FALSE(analysis::split_location(bad, &file, &line)) << bad;
   }
 }
 
 TEST(SourceSnippets, KnowsSourceFilesByExtension) {
-  for (const char* yes : {"a.c", "b/a.CPP", "x.h", "m.rs", "k.go", "f.F90", "s.S", "k.cu", "z.zig", "d.d", "t.tcc"}) {
+  for (const char* yes :
+       {"a.c", "b/a.CPP", "x.h", "m.rs", "k.go", "f.F90", "s.S", "k.cu", "z.zig", "d.d", "t.tcc"}) {
     EXPECT_TRUE(cli::has_source_extension(yes)) << yes;
   }
-  for (const char* no : {"id_rsa", ".bashrc", "a.c.bak", "data.bin", "notes.txt", "x.", "dir.c/file", ".c",
-                         "passwd", "key.pem"}) {
+  for (const char* no : {"id_rsa", ".bashrc", "a.c.bak", "data.bin", "notes.txt", "x.",
+                         "dir.c/file", ".c", "passwd", "key.pem"}) {
     EXPECT_FALSE(cli::has_source_extension(no)) << no;
   }
 }
@@ -61,21 +62,26 @@ TEST(SourceSnippets, TakesTheLinesAroundEachLineAsCleanText) {
     *out = text;
     return true;
   };
-  cli::Snippets s = cli::source_snippets(report_of({"a.c:10", "a.c:2147483647", "bin.c:1", "gone.c:1", "bad"}), reader);
+  cli::Snippets s = cli::source_snippets(
+      report_of({"a.c:10", "a.c:2147483647", "bin.c:1", "gone.c:1", "bad"}), reader);
   EXPECT_NE(s.json.find("\"6\": \"line 6\""), std::string::npos) << s.json;
   EXPECT_NE(s.json.find("\"14\": \"line 14\""), std::string::npos);
   EXPECT_EQ(s.json.find("\"5\": "), std::string::npos);
-  EXPECT_NE(s.json.find("\"10\": \"line 10 \xef\xbf\xbd\xef\xbf\xbd(\""), std::string::npos) << "invalid UTF-8 replaced";
+  EXPECT_NE(s.json.find("\"10\": \"line 10 \xef\xbf\xbd\xef\xbf\xbd(\""), std::string::npos)
+      << "invalid UTF-8 replaced";
   EXPECT_EQ(s.json.find(std::string(1001, 'y')), std::string::npos) << "long lines cut";
   ASSERT_EQ(s.left_out.size(), 2u);
-  EXPECT_EQ(s.left_out_line(), "source not shown for 2 files: bin.c (not text), gone.c (not found)");
-  EXPECT_EQ(s.left_out_json(), "[\n  {\n    \"file\": \"bin.c\",\n    \"reason\": \"not text\"\n  },\n  {\n"
-                                "    \"file\": \"gone.c\",\n    \"reason\": \"not found\"\n  }\n]\n");
+  EXPECT_EQ(s.left_out_line(),
+            "source not shown for 2 files: bin.c (not text), gone.c (not found)");
+  EXPECT_EQ(s.left_out_json(),
+            "[\n  {\n    \"file\": \"bin.c\",\n    \"reason\": \"not text\"\n  },\n  {\n"
+            "    \"file\": \"gone.c\",\n    \"reason\": \"not found\"\n  }\n]\n");
 }
 
 TEST(HtmlPage, DataCannotEndItsScriptOrFillAPlaceholder) {
   output::ViewerFiles viewer;
-  viewer.index_html = "<head>COZ_NONCE<!--coz:style--></head><!--coz:data--><!--coz:libs--><!--coz:app-->";
+  viewer.index_html =
+      "<head>COZ_NONCE<!--coz:style--></head><!--coz:data--><!--coz:libs--><!--coz:app-->";
   viewer.style = "s{}";
   viewer.app = "x = '</script>';";
   viewer.libs = {"lib1", "y = '</SCRIPT>'"};
@@ -86,8 +92,10 @@ TEST(HtmlPage, DataCannotEndItsScriptOrFillAPlaceholder) {
   std::string page, error;
   ASSERT_TRUE(output::build_page(viewer, data, "n0nce", &page, &error)) << error;
   EXPECT_EQ(page.find("</script><!--"), std::string::npos);
-  EXPECT_NE(page.find("{\"a\": \"\\u003c/script>\\u003c!--coz:app-->\"}"), std::string::npos) << page;
-  EXPECT_NE(page.find("\\u003c!--coz:libs-->COZ_NONCE"), std::string::npos) << "data is never filled in";
+  EXPECT_NE(page.find("{\"a\": \"\\u003c/script>\\u003c!--coz:app-->\"}"), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("\\u003c!--coz:libs-->COZ_NONCE"), std::string::npos)
+      << "data is never filled in";
   EXPECT_NE(page.find("x = '<\\/script>';"), std::string::npos);
   EXPECT_NE(page.find("y = '<\\/SCRIPT>'"), std::string::npos);
   EXPECT_EQ(page.rfind("<head>n0nce<style>", 0), 0u);

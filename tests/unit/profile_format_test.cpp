@@ -1,7 +1,6 @@
 // Profile format: records written by the builder read back the same; Coz 0.2's own output reads;
 // malformed and truncated lines are reported with their line number and skipped.
 #include "record/profile_format.h"
-#include "record/profile_writer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "record/profile_writer.h"
 #include "test_support.h"
 
 namespace coz {
@@ -16,7 +16,10 @@ namespace {
 
 TEST(RecordBuilder, RoundTripsTypesAndEscapes) {
   RecordBuilder b;
-  b.begin("experiment").field("selected", "/src/a b.c:12").field("speedup", 0.25, 2).field("duration", uint64_t{500000000});
+  b.begin("experiment")
+      .field("selected", "/src/a b.c:12")
+      .field("speedup", 0.25, 2)
+      .field("duration", uint64_t{500000000});
   b.begin("throughput-point").field("name", "tab\there\\and\nnewline").field("delta", uint64_t{7});
   std::string text = b.text();
   size_t newline = text.find('\n');
@@ -46,8 +49,9 @@ TEST(ParseRecord, ReadsCozOutputVerbatim) {
       "runtime\ttime=530616276",
       "samples\tlocation=/tmp/cz/t.c:4\tcount=195",
   };
-  RecordKind kinds[] = {RecordKind::kStartup, RecordKind::kExperiment, RecordKind::kThroughputPoint,
-                        RecordKind::kLatencyPoint, RecordKind::kRuntime, RecordKind::kSamples};
+  RecordKind kinds[] = {RecordKind::kStartup,         RecordKind::kExperiment,
+                        RecordKind::kThroughputPoint, RecordKind::kLatencyPoint,
+                        RecordKind::kRuntime,         RecordKind::kSamples};
   for (size_t i = 0; i < 6; i++) {
     Record r;
     std::string message;
@@ -107,7 +111,9 @@ TEST(ProfileWriter, AppendsWholeBlocksFromManyWriters) {
       ASSERT_TRUE(writer.open(path, &error)) << error;
       for (int i = 0; i < kBlocks; i++) {
         RecordBuilder b;
-        b.begin("experiment").field("writer", static_cast<uint64_t>(w)).field("pad", std::string(300, 'x'));
+        b.begin("experiment")
+            .field("writer", static_cast<uint64_t>(w))
+            .field("pad", std::string(300, 'x'));
         b.begin("throughput-point").field("writer", static_cast<uint64_t>(w));
         ASSERT_TRUE(writer.write_block(b));
       }
@@ -139,25 +145,30 @@ TEST(ProfileWriter, OpenFailureNamesThePath) {
 TEST(ParseRecord, ReadsCozJsonLines) {
   Record r;
   std::string message;
-  ASSERT_TRUE(parse_record(R"({"type":"experiment", "selected":"/a b.c:3", "speedup":0.25, "duration":500000000})",
-                           &r, &message))
+  ASSERT_TRUE(parse_record(
+      R"({"type":"experiment", "selected":"/a b.c:3", "speedup":0.25, "duration":500000000})", &r,
+      &message))
       << message;
   EXPECT_EQ(r.kind, RecordKind::kExperiment);
   EXPECT_EQ(r.text("selected"), "/a b.c:3");
   EXPECT_DOUBLE_EQ(r.real("speedup"), 0.25);
   EXPECT_EQ(r.u64("duration"), 500000000u);
-  ASSERT_TRUE(parse_record(R"({"type":"throughput-point","name":"q\"uote\\d \u00e9","delta":7,"x":null,"ok":true})",
-                           &r, &message))
+  ASSERT_TRUE(parse_record(
+      R"({"type":"throughput-point","name":"q\"uote\\d \u00e9","delta":7,"x":null,"ok":true})", &r,
+      &message))
       << message;
   EXPECT_EQ(r.text("name"), "q\"uote\\d \xc3\xa9");
   EXPECT_EQ(r.text("ok"), "true");
-  ASSERT_TRUE(parse_record(R"({"type":"progress-point","name":"old","delta":2})", &r, &message)) << message;
+  ASSERT_TRUE(parse_record(R"({"type":"progress-point","name":"old","delta":2})", &r, &message))
+      << message;
   EXPECT_EQ(r.kind, RecordKind::kThroughputPoint);  // Coz 0.1's name for it
 
   // A surrogate pair is one code point, written as 4-byte UTF-8.
-  ASSERT_TRUE(parse_record(R"({"type":"samples","location":"\ud83d\ude00.c:1"})", &r, &message)) << message;
+  ASSERT_TRUE(parse_record(R"({"type":"samples","location":"\ud83d\ude00.c:1"})", &r, &message))
+      << message;
   EXPECT_EQ(r.text("location"), "\xf0\x9f\x98\x80.c:1");
-  EXPECT_FALSE(parse_record(R"({"type":"samples","location":"\ud83d.c:1"})", &r, &message));  // half a pair
+  EXPECT_FALSE(
+      parse_record(R"({"type":"samples","location":"\ud83d.c:1"})", &r, &message));  // half a pair
   EXPECT_FALSE(parse_record(R"({"type":"samples","location":"\uZZZZ"})", &r, &message));
   for (const char* number : {"nan", "inf", "-inf", "0x10", "1e", "01", ".5", "+1"}) {
     std::string line = std::string(R"({"type":"samples","count":)") + number + "}";
@@ -172,7 +183,6 @@ TEST(ParseRecord, ReadsCozJsonLines) {
   EXPECT_FALSE(parse_record(R"({"type":"experiment"} trailing)", &r, &message));
 }
 
-
 // Coz's JSON-lines profiles spell keys with underscores (`selected_samples`): each reads as the
 // key this profile uses, so every reader of `selected-samples` (phase correction) sees it.
 TEST(Vocabulary, OtherWritersSpellingsReadAsOurs) {
@@ -185,14 +195,17 @@ TEST(Vocabulary, OtherWritersSpellingsReadAsOurs) {
 
   Record r;
   std::string message;
-  ASSERT_TRUE(parse_record(R"({"type":"experiment","selected":"a.c:3","speedup":0.5,"duration":9,"selected_samples":12})",
-                           &r, &message))
+  ASSERT_TRUE(parse_record(
+      R"({"type":"experiment","selected":"a.c:3","speedup":0.5,"duration":9,"selected_samples":12})",
+      &r, &message))
       << message;
   EXPECT_EQ(r.u64(vocab::key::kSelectedSamples), 12u);
-  ASSERT_TRUE(parse_record(R"({"type":"latency_point","name":"q","in_flight_ns":5})", &r, &message)) << message;
+  ASSERT_TRUE(parse_record(R"({"type":"latency_point","name":"q","in_flight_ns":5})", &r, &message))
+      << message;
   EXPECT_EQ(r.kind, RecordKind::kLatencyPoint);
   EXPECT_EQ(r.u64(vocab::key::kInFlightNs), 5u);
-  ASSERT_TRUE(parse_record("experiment\tselected=a.c:3\tselected_samples=4", &r, &message)) << message;
+  ASSERT_TRUE(parse_record("experiment\tselected=a.c:3\tselected_samples=4", &r, &message))
+      << message;
   EXPECT_EQ(r.u64(vocab::key::kSelectedSamples), 4u);
 }
 

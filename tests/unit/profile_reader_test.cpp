@@ -16,7 +16,8 @@ TEST(ProfileReader, SkipsAnOverlongLineAndKeepsItsNeighbours) {
   test::TempDir dir;
   std::string path = dir.file("p.coz");
   std::ofstream(path) << "startup\ttime=1\n"
-                      << "samples\tlocation=a.c:1\tcount=" << std::string(kMaxRecordBytes + 10, '7') << "\n"
+                      << "samples\tlocation=a.c:1\tcount=" << std::string(kMaxRecordBytes + 10, '7')
+                      << "\n"
                       << "samples\tlocation=a.c:2\tcount=3\n"
                       << std::string(kMaxRecordBytes * 2, 'x');  // and one at the end, cut short
   std::vector<Record> records;
@@ -68,8 +69,11 @@ TEST(ProfileReader, RefusesWhatIsNotARegularFile) {
   std::vector<ParseError> errors;
   std::string error;
   EXPECT_FALSE(read_profile("/dev/zero", &records, &errors, &error));
-  EXPECT_EQ(error, "/dev/zero is not a regular file (a device, FIFO or socket); give a profile file that coz run wrote");
-  EXPECT_FALSE(read_profile(dir.file("fifo"), &records, &errors, &error));  // and does not wait for a writer
+  EXPECT_EQ(error,
+            "/dev/zero is not a regular file (a device, FIFO or socket); give a profile file that "
+            "coz run wrote");
+  EXPECT_FALSE(
+      read_profile(dir.file("fifo"), &records, &errors, &error));  // and does not wait for a writer
   EXPECT_NE(error.find("is not a regular file"), std::string::npos);
   EXPECT_FALSE(read_profile(dir.path(), &records, &errors, &error));
   EXPECT_EQ(error, dir.path() + " is a directory, not a profile");

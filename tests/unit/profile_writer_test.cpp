@@ -27,7 +27,8 @@ using test::TempDir;
 // A block of one record whose text is exactly `bytes` long, newline included.
 RecordBuilder block_of(size_t bytes, char fill) {
   RecordBuilder b;
-  b.begin("experiment").field("pad", std::string(bytes - std::string("experiment\tpad=\n").size(), fill));
+  b.begin("experiment")
+      .field("pad", std::string(bytes - std::string("experiment\tpad=\n").size(), fill));
   return b;
 }
 

@@ -86,7 +86,8 @@ void expect_curve(const Series& s, const std::vector<std::pair<double, double>>&
   ASSERT_EQ(s.curve.size(), expected.size()) << s.line;
   for (size_t i = 0; i < expected.size(); i++) {
     EXPECT_NEAR(s.curve[i].line_speedup, expected[i].first, 1e-9) << s.line << " point " << i;
-    EXPECT_NEAR(s.curve[i].program_speedup.value, expected[i].second, 1e-4) << s.line << " point " << i;
+    EXPECT_NEAR(s.curve[i].program_speedup.value, expected[i].second, 1e-4)
+        << s.line << " point " << i;
   }
 }
 
@@ -106,8 +107,9 @@ TEST_F(Golden, ThroughputCurvesBaselinesAndDroppedLines) {
   expect_curve(*b, {{0, 0}, {0.25, -0.05}, {0.5, -0.1}, {0.75, -0.15}, {1.0, -0.2}});
   EXPECT_NEAR(a->slope.value, 0.5, 1e-9);
   EXPECT_NEAR(b->slope.value, -0.2, 1e-9);
-  EXPECT_NEAR(a->impact.value, 0.25, 1e-9);  // the mean of 0.5 x over [0, x] is 0.25 x, best at x = 1
-  EXPECT_NEAR(a->phase_factor, 1, 1e-9);    // sampled all run long: nothing to correct
+  EXPECT_NEAR(a->impact.value, 0.25,
+              1e-9);                      // the mean of 0.5 x over [0, x] is 0.25 x, best at x = 1
+  EXPECT_NEAR(a->phase_factor, 1, 1e-9);  // sampled all run long: nothing to correct
   EXPECT_TRUE(a->significant);
   EXPECT_FALSE(a->contention);
   EXPECT_TRUE(b->contention);
@@ -260,7 +262,7 @@ TEST_F(Golden, TruncatedProfileKeepsEverythingBeforeTheCut) {
   Report r = analyse_files({"truncated.coz"});
   const std::vector<ParseError>& errors = data_.inputs()[0].errors;
   ASSERT_EQ(errors.size(), 2u);
-  EXPECT_EQ(errors[0].line, 8u);  // `experiment	selected` is not key=value
+  EXPECT_EQ(errors[0].line, 8u);   // `experiment	selected` is not key=value
   EXPECT_EQ(errors[1].line, 23u);  // cut short: no end of line
   EXPECT_NE(errors[1].message.find("truncated"), std::string::npos);
   EXPECT_EQ(r.experiments, 10u);

@@ -33,9 +33,10 @@ TEST(RunOptions, Defaults) {
 }
 
 TEST(RunOptions, EveryOption) {
-  RunOptions o = parse_ok({"-b", "MAIN,%libx%", "--binary-scope=%liby%", "-s", "%/src/%", "-o", "out.coz",
-                           "--end-to-end", "--fixed-line", "main.c:42", "--fixed-speedup", "35",
-                           "--sampling-period", "500us", "-v", "--include-system", "--", "prog"});
+  RunOptions o =
+      parse_ok({"-b", "MAIN,%libx%", "--binary-scope=%liby%", "-s", "%/src/%", "-o", "out.coz",
+                "--end-to-end", "--fixed-line", "main.c:42", "--fixed-speedup", "35",
+                "--sampling-period", "500us", "-v", "--include-system", "--", "prog"});
   EXPECT_EQ(o.binary_scope, (std::vector<std::string>{"MAIN", "%libx%", "%liby%"}));
   EXPECT_EQ(o.source_scope, (std::vector<std::string>{"%/src/%"}));
   EXPECT_EQ(o.output, "out.coz");
@@ -49,28 +50,41 @@ TEST(RunOptions, EveryOption) {
 }
 
 TEST(RunOptions, ExperimentSettings) {
-  RunOptions o = parse_ok({"--experiment-length", "50ms", "--zero-speedup-share", "0.25", "---", "p"});
+  RunOptions o =
+      parse_ok({"--experiment-length", "50ms", "--zero-speedup-share", "0.25", "---", "p"});
   EXPECT_EQ(o.experiment_length_ns, 50000000u);
   EXPECT_DOUBLE_EQ(o.zero_speedup_share, 0.25);
-  EXPECT_NE(parse_error({"--zero-speedup-share", "1.5", "---", "p"}).find("0 to 1"), std::string::npos);
-  EXPECT_NE(parse_error({"--experiment-length", "10us", "---", "p"}).find("1ms"), std::string::npos);
+  EXPECT_NE(parse_error({"--zero-speedup-share", "1.5", "---", "p"}).find("0 to 1"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--experiment-length", "10us", "---", "p"}).find("1ms"),
+            std::string::npos);
 }
 
-TEST(RunOptions, Help) { EXPECT_TRUE(parse_ok({"--help"}).help); }
+TEST(RunOptions, Help) {
+  EXPECT_TRUE(parse_ok({"--help"}).help);
+}
 
 TEST(RunOptions, MalformedValues) {
-  EXPECT_NE(parse_error({"--fixed-speedup", "150", "---", "p"}).find("0 to 100"), std::string::npos);
-  EXPECT_NE(parse_error({"--fixed-speedup", "abc", "---", "p"}).find("--fixed-speedup"), std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-speedup", "150", "---", "p"}).find("0 to 100"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-speedup", "abc", "---", "p"}).find("--fixed-speedup"),
+            std::string::npos);
   EXPECT_NE(parse_error({"--fixed-speedup=-5", "---", "p"}).find("0 to 100"), std::string::npos);
-  EXPECT_NE(parse_error({"--fixed-line", "main.c", "---", "p"}).find("FILE:LINE"), std::string::npos);
-  EXPECT_NE(parse_error({"--fixed-line", "main.c:0", "---", "p"}).find("FILE:LINE"), std::string::npos);
-  EXPECT_NE(parse_error({"--fixed-line", "main.c:4x", "---", "p"}).find("FILE:LINE"), std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-line", "main.c", "---", "p"}).find("FILE:LINE"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-line", "main.c:0", "---", "p"}).find("FILE:LINE"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--fixed-line", "main.c:4x", "---", "p"}).find("FILE:LINE"),
+            std::string::npos);
   EXPECT_NE(parse_error({"--sampling-period", "1", "---", "p"}).find("10us"), std::string::npos);
-  EXPECT_NE(parse_error({"--sampling-period", "5parsecs", "---", "p"}).find("duration"), std::string::npos);
+  EXPECT_NE(parse_error({"--sampling-period", "5parsecs", "---", "p"}).find("duration"),
+            std::string::npos);
   EXPECT_NE(parse_error({"-o", "---", "p"}).find("needs a value"), std::string::npos);
   EXPECT_NE(parse_error({"-b", ",", "---", "p"}).find("pattern"), std::string::npos);
-  EXPECT_NE(parse_error({"--end-to-end=yes", "---", "p"}).find("takes no value"), std::string::npos);
-  EXPECT_NE(parse_error({"--frobnicate", "---", "p"}).find("unknown option --frobnicate"), std::string::npos);
+  EXPECT_NE(parse_error({"--end-to-end=yes", "---", "p"}).find("takes no value"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--frobnicate", "---", "p"}).find("unknown option --frobnicate"),
+            std::string::npos);
 }
 
 TEST(RunOptions, MissingProgramOrSeparator) {
@@ -107,7 +121,8 @@ TEST(RunOptions, LoadAmplificationAndCommandLinePoints) {
   EXPECT_EQ(o.sampled_progress, (std::vector<std::string>{"src/c.c:7"}));
   EXPECT_EQ(parse_ok({"--arrival-speedup", "1ms", "---", "p"}).arrival_speedup_ns, 1000000u);
   EXPECT_EQ(parse_ok({"--arrival-speedup", "250000", "---", "p"}).arrival_speedup_ns, 250000u);
-  EXPECT_EQ(parse_ok({"--load", "1,1.5,2,3", "---", "p"}).loads, (std::vector<double>{1, 1.5, 2, 3}));
+  EXPECT_EQ(parse_ok({"--load", "1,1.5,2,3", "---", "p"}).loads,
+            (std::vector<double>{1, 1.5, 2, 3}));
   EXPECT_EQ(parse_ok({"--load", "4", "---", "p"}).loads, (std::vector<double>{4}));
 }
 
@@ -116,21 +131,29 @@ TEST(RunOptions, EndToEndSweepMeasuresLoadAlone) {
   // Not a sweep, not end to end, or a line or speedup asked for: left as given.
   EXPECT_EQ(parse_ok({"--end-to-end", "--load", "2", "---", "p"}).fixed_speedup, -1);
   EXPECT_EQ(parse_ok({"--load", "1,2", "---", "p"}).fixed_speedup, -1);
-  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-line", "a.c:3", "---", "p"}).fixed_speedup, -1);
-  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-speedup", "40", "---", "p"}).fixed_speedup, 40);
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-line", "a.c:3", "---", "p"})
+                .fixed_speedup,
+            -1);
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-speedup", "40", "---", "p"})
+                .fixed_speedup,
+            40);
 }
 
 TEST(RunOptions, BadAmplificationIsAOneLineError) {
-  EXPECT_NE(parse_error({"--arrival-speedup", "-1ms", "---", "p"}).find("--arrival-speedup"), std::string::npos);
-  EXPECT_NE(parse_error({"--arrival-speedup", "2h", "---", "p"}).find("--arrival-speedup"), std::string::npos);
-  EXPECT_NE(parse_error({"--arrival-speedup", "0", "---", "p"}).find("--arrival-speedup"), std::string::npos);
+  EXPECT_NE(parse_error({"--arrival-speedup", "-1ms", "---", "p"}).find("--arrival-speedup"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--arrival-speedup", "2h", "---", "p"}).find("--arrival-speedup"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"--arrival-speedup", "0", "---", "p"}).find("--arrival-speedup"),
+            std::string::npos);
   EXPECT_NE(parse_error({"--load", "0.5", "---", "p"}).find("from 1 to 1000"), std::string::npos);
   EXPECT_NE(parse_error({"--load", "2,x", "---", "p"}).find("'x'"), std::string::npos);
   EXPECT_NE(parse_error({"--load", "2", "--arrival-speedup", "1ms", "---", "p"}).find("not both"),
             std::string::npos);
   EXPECT_NE(parse_error({"--runs", "0", "---", "p"}).find("--runs"), std::string::npos);
   EXPECT_NE(parse_error({"--progress", "main.c", "---", "p"}).find("FILE:LINE"), std::string::npos);
-  EXPECT_NE(parse_error({"--sampled-progress", "main.c:x", "---", "p"}).find("FILE:LINE"), std::string::npos);
+  EXPECT_NE(parse_error({"--sampled-progress", "main.c:x", "---", "p"}).find("FILE:LINE"),
+            std::string::npos);
 }
 
 }  // namespace

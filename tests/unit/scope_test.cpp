@@ -29,12 +29,11 @@ TEST(Scope, DefaultsAreMainAndEverythingButSystemFiles) {
   EXPECT_TRUE(s.includes_source("/tmp/prog.c"));
   EXPECT_TRUE(s.includes_source("/usr/src/app/main.cpp"));
   EXPECT_TRUE(s.includes_source("/usr/includes.c"));  // a prefix of a root is not under it
-  for (const char* system : {"/usr/include/c++/12/bits/stl_vector.h", "/usr/include/stdio.h",
-                             "/usr/local/include/boost/any.hpp",
-                             "/usr/lib/gcc/x86_64-linux-gnu/12/include/emmintrin.h",
-                             "/usr/lib/llvm-14/lib/clang/14.0.6/include/xmmintrin.h",
-                             "/rustc/90b35a62/library/core/src/ptr/mod.rs",
-                             "/rust/deps/memchr-2.7.6/src/memchr.rs"}) {
+  for (const char* system :
+       {"/usr/include/c++/12/bits/stl_vector.h", "/usr/include/stdio.h",
+        "/usr/local/include/boost/any.hpp", "/usr/lib/gcc/x86_64-linux-gnu/12/include/emmintrin.h",
+        "/usr/lib/llvm-14/lib/clang/14.0.6/include/xmmintrin.h",
+        "/rustc/90b35a62/library/core/src/ptr/mod.rs", "/rust/deps/memchr-2.7.6/src/memchr.rs"}) {
     EXPECT_FALSE(s.includes_source(system)) << system;
     EXPECT_TRUE(s.is_system_source(system)) << system;
   }

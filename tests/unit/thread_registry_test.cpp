@@ -54,7 +54,9 @@ class ScriptedBackend : public SamplerBackend {
   }
 };
 
-void collect(const Sample& s, void* ctx) { static_cast<std::vector<uintptr_t>*>(ctx)->push_back(s.ip); }
+void collect(const Sample& s, void* ctx) {
+  static_cast<std::vector<uintptr_t>*>(ctx)->push_back(s.ip);
+}
 
 TEST(ThreadRegistry, AttachFindDetachRecycle) {
   ThreadRegistry registry;
