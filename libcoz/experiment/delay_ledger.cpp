@@ -51,8 +51,12 @@ uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns, uint64_t* 
 
 uint64_t DelayLedger::owed(const LocalDelays& local) const {
   uint64_t global = global_.load(std::memory_order_acquire);
-  if (!active() || unpack_epoch(global) != local.epoch) {
+  if (!active()) {
     return 0;
+  }
+  if (unpack_epoch(global) != local.epoch) {
+    // Not seen since this experiment began: it has taken nothing of it yet (take_owed agrees).
+    return unpack_ns(global);
   }
   return unpack_ns(global) > local.ns ? unpack_ns(global) - local.ns : 0;
 }

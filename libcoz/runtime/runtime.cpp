@@ -549,25 +549,6 @@ void Runtime::check_for_new_objects() {
   }
 }
 
-namespace {
-
-// Runs `update` on the thread's delays with the sample handler deferring to it.
-// Nested use (a hook called from the program's signal handler while this thread was inside
-// another hook) is skipped: the outer update owns the thread's delays.
-template <typename F>
-void with_delays(ThreadState* state, F&& update) {
-  if (state->in_ledger) {
-    return;
-  }
-  state->in_ledger = true;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  update();
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  state->in_ledger = false;
-}
-
-}  // namespace
-
 void Runtime::handle_signal(int fd) {
   pid_t tid = platform::current_tid();
   ThreadState* state = threads_.by_fd(fd);
@@ -579,49 +560,7 @@ void Runtime::handle_signal(int fd) {
       return;
     }
   }
-  if (!collect_own_samples(state)) {
-    return;  // shut-down is draining this thread
-  }
-  if (state->in_ledger) {
-    return;  // a hook is working on the delays; it picks the samples up
-  }
-  if (state->locks_held > 0 && experiment_.ledger.active()) {
-    // Holding a lock: count the samples now, pay at the release (unless the debt grows large).
-    delay_inserted(experiment_.ledger.absorb(state->delays, own_speedup_ns(state)));
-    if (experiment_.ledger.owed(state->delays) < kMaxDeferredNs) {
-      return;
-    }
-  }
-  settle_delays(state);
-}
-
-uint64_t Runtime::own_speedup_ns(ThreadState* state) {
-  uint64_t ns = state->pending_selected * experiment_.ledger.delay_ns();
-  state->pending_selected = 0;
-  if (state->arrivals && amplify_.on()) {
-    uint64_t arrivals = 0;
-    for (ArrivalCounter* a = state->arrivals; a; a = a->next_in_thread) {
-      arrivals += __atomic_load_n(&a->counter.count, __ATOMIC_RELAXED);
-    }
-    uint64_t fresh = arrivals > state->pacer.seen() ? arrivals - state->pacer.seen() : 0;
-    uint64_t earned = state->pacer.on_arrivals(amplify_, arrivals, platform::monotonic_ns(),
-                                               state->paused_ns + state->blocked_ns);
-    // The first look in an experiment may see arrivals from before it began (hooks skip the
-    // ledger between experiments): they earn nothing here.
-    bool first_look = state->arrivals_epoch != experiment_.ledger.epoch();
-    if (fresh > 0 && experiment_.ledger.active() && first_look) {
-      state->arrivals_epoch = experiment_.ledger.epoch();
-      experiment_.arrival_threads.fetch_add(1, std::memory_order_relaxed);
-    } else if (fresh > 0 && experiment_.ledger.active()) {
-      ns += earned;
-      experiment_.arrival_speedup_ns.fetch_add(earned, std::memory_order_relaxed);
-      if (uint64_t period = state->pacer.period_ns()) {
-        experiment_.arrival_period_sum_ns.fetch_add(fresh * period, std::memory_order_relaxed);
-        experiment_.arrivals_with_period.fetch_add(fresh, std::memory_order_relaxed);
-      }
-    }
-  }
-  return ns;
+  delays_.on_signal(*state);
 }
 
 void Runtime::delay_inserted(uint64_t ns) {
@@ -651,24 +590,20 @@ Counter* Runtime::new_arrival_counter(const char* name) {
   }
   ArrivalCounter* counter = points_.new_arrival(name);
   if (counter && state) {
-    with_delays(state, [&] {
-      counter->next_in_thread = state->arrivals;
-      state->arrivals = counter;
-    });
+    delays_.add_arrival_counter(*state, counter);
   }
   return counter ? &counter->counter : nullptr;
 }
 
 void Runtime::lock_acquired() {
   if (ThreadState* state = t_state) {
-    state->locks_held++;
+    delays_.lock_acquired(*state);
   }
 }
 
 void Runtime::lock_released() {
-  ThreadState* state = t_state;
-  if (state && state->locks_held > 0) {
-    state->locks_held--;
+  if (ThreadState* state = t_state) {
+    delays_.lock_released(*state);
   }
 }
 
@@ -704,48 +639,25 @@ void Runtime::count_sample(const Sample& sample, void* arg) {
   }
 }
 
-void Runtime::settle_delays(ThreadState* state) {
-  uint64_t faster = own_speedup_ns(state);
-  if (!experiment_.ledger.active()) {
-    return;  // no experiment
-  }
-  uint64_t raised = 0;
-  uint64_t owed = experiment_.ledger.advance(state->delays, faster, &raised);
-  delay_inserted(raised);
-  pause(state, owed);
+uint64_t Runtime::Environment::now_ns() {
+  return platform::monotonic_ns();
 }
 
-void Runtime::pause(ThreadState* state, uint64_t ns) {
-  LocalDelays& local = state->delays;
-  uint64_t sleep = DelayLedger::pause_for(local, ns);
-  if (sleep == 0) {
-    return;
-  }
-  int64_t overshoot = overshoot_ns_.load(std::memory_order_relaxed);
-  if (static_cast<int64_t>(sleep) <= overshoot) {
-    DelayLedger::paused(local, sleep,
-                        0);  // too short to sleep accurately: owed until the next pause
-    return;
-  }
-  uint64_t ask = sleep - static_cast<uint64_t>(overshoot > 0 ? overshoot : 0);
-  uint64_t start = platform::monotonic_ns();
-  timespec request = {static_cast<time_t>(ask / 1000000000), static_cast<long>(ask % 1000000000)};
+void Runtime::Environment::sleep_ns(uint64_t ns) {
+  timespec request = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
   int saved = errno;
   while (real().nanosleep(&request, &request) != 0 && errno == EINTR) {
   }
   errno = saved;
-  uint64_t slept = platform::monotonic_ns() - start;
-  DelayLedger::paused(local, sleep, slept);
-  state->paused_ns += slept;
-  paused_ns_.fetch_add(slept, std::memory_order_relaxed);
-  // Moving average over pauses, 1/8 weight to the newest (a racy update loses one sample at worst).
-  int64_t seen = static_cast<int64_t>(slept) - static_cast<int64_t>(ask);
-  overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
 
-// Counts the samples this thread's ring holds: from the sampling signal, or from a hook inside
-// with_delays (a signal arriving there defers to the hook). False if another thread (shut-down)
-// is draining it.
+bool Runtime::Environment::collect(ThreadDelays& t) {
+  return runtime_.collect_own_samples(static_cast<ThreadState*>(&t));
+}
+
+// Counts the samples this thread's ring holds: from the sampling signal, or from a hook (the
+// delay protocol: a signal arriving meanwhile defers to the hook). False if another thread
+// (shut-down) is draining it.
 bool Runtime::collect_own_samples(ThreadState* state) {
   if (!state->sampler->has_pending() && !state->draining.load(std::memory_order_acquire)) {
     return true;  // the common case in a hook: two loads, no atomic exchange, no store to the ring
@@ -761,106 +673,39 @@ bool Runtime::collect_own_samples(ThreadState* state) {
 }
 
 void Runtime::catch_up() {
-  ThreadState* state = t_state;
-  if (!state || !experiment_.ledger.active() || state->locks_held > 0) {
-    return;  // nothing to pay, or still holding a lock: paid at the last release
-  }
-  with_delays(state, [&] {
-    collect_own_samples(state);
-    settle_delays(state);
-  });
-  if (state->pending_selected != 0) {  // samples that arrived meanwhile
-    catch_up();
+  if (ThreadState* state = t_state) {
+    delays_.catch_up(*state);
   }
 }
 
 void Runtime::catch_up_fully() {
-  // Other threads keep running (and inserting delays) while this one pauses; a thread about
-  // to carry on after a sleep pays those too, or the next thing it does comes early.
-  for (int round = 0; round < 16; round++) {
-    ThreadState* state = t_state;
-    if (!state || state->in_ledger) {
-      return;  // called from a signal handler inside another hook: that hook owns the delays
-    }
-    catch_up();
-    if (state->locks_held > 0 || experiment_.ledger.owed(state->delays) == 0) {
-      return;
-    }
+  if (ThreadState* state = t_state) {
+    delays_.catch_up_fully(*state);
   }
 }
 
 void Runtime::before_block() {
-  catch_up();
   if (ThreadState* state = t_state) {
-    state->block_start_ns = platform::monotonic_ns();
-    // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up
-    // while it was running, not while blocked: no wake may forgive it.
-    state->block_debt_ns = 0;
-    if (experiment_.ledger.active() && state->locks_held > 0 && !state->in_ledger) {
-      with_delays(state, [&] {
-        state->block_debt_ns = experiment_.ledger.owed(state->delays);
-        state->block_epoch = experiment_.ledger.epoch();
-      });
-    }
+    delays_.before_block(*state);
   }
-}
-
-uint64_t Runtime::end_block(ThreadState* state) {
-  if (state->block_start_ns == 0) {
-    return UINT64_MAX;  // the start was not seen: no cap
-  }
-  uint64_t blocked = platform::monotonic_ns() - state->block_start_ns;
-  state->block_start_ns = 0;
-  if (state->arrivals) {
-    state->blocked_ns += blocked;
-  }
-  return blocked;
 }
 
 void Runtime::before_wake(const void* key) {
-  ThreadState* state = t_state;
-  if (!state || !experiment_.ledger.active()) {
-    return;
+  if (ThreadState* state = t_state) {
+    delays_.before_wake(*state, key);
   }
-  with_delays(state, [&] {
-    // Up to date, so the woken thread is credited with every delay inserted while it waited.
-    collect_own_samples(state);
-    delay_inserted(experiment_.ledger.absorb(state->delays, own_speedup_ns(state)));
-    experiment_.handoffs.publish(key, state->delays.epoch, state->delays.ns);
-  });
 }
 
 void Runtime::after_block(const void* key, bool woken) {
-  credit_after_block(key, woken);
+  if (ThreadState* state = t_state) {
+    delays_.after_block(*state, key, woken);
+  }
 }
 
 void Runtime::post_block(bool woken) {
-  credit_after_block(nullptr, woken);
-}
-
-void Runtime::credit_after_block(const void* key, bool woken) {
-  ThreadState* state = t_state;
-  if (!state) {
-    return;
+  if (ThreadState* state = t_state) {
+    delays_.after_block(*state, nullptr, woken);
   }
-  uint64_t blocked = end_block(state);
-  if (!woken || !experiment_.ledger.active()) {
-    return;
-  }
-  with_delays(state, [&] {
-    // Credited up to the waker's total (the global total when the waker is unknown). Under load
-    // amplification, also never more than the time spent blocked: an arrival's speedup lands on
-    // the ledger in one lump as the arrival wakes a consumer, and a consumer that waited less
-    // than that lump must pay the rest (or it would serve an amplified load at no cost). Without
-    // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a
-    // time, covering time the waiter spent blocked in earlier waits, and capping those
-    // under-predicts lock-bound programs badly (measured: 49% against 71%).
-    uint64_t waker = key ? experiment_.handoffs.read(key, experiment_.ledger.epoch())
-                         : experiment_.ledger.global_ns();
-    uint64_t kept = state->block_epoch == experiment_.ledger.epoch() ? state->block_debt_ns : 0;
-    state->block_debt_ns = 0;
-    experiment_.ledger.credit_to(state->delays, waker, amplify_.on() ? blocked : UINT64_MAX, kept);
-  });
 }
 
 void Runtime::drain_all_threads() {
@@ -977,7 +822,7 @@ void Runtime::finish_shutdown() {
            " experiments, %s of delays; profile: %s",
            total, in_scope, threads_.total_attached(),
            format_ms(platform::monotonic_ns() - start_ns_).c_str(), runner_->experiments(),
-           format_ms(paused_ns_.load()).c_str(), config_.output.c_str());
+           format_ms(delays_.paused_ns()).c_str(), config_.output.c_str());
   report(line, false);
   if (uint64_t missed = unsampled_threads_.load()) {
     std::lock_guard<std::mutex> lock(unsampled_mutex_);

@@ -90,8 +90,6 @@ class Runtime {
   // About to block: pays what is owed and notes the time (an arrival thread's blocked time is
   // not part of its own inter-arrival period).
   void before_block();
-  // Back from blocking: how long it blocked (UINT64_MAX if before_block() was not seen).
-  uint64_t end_block(ThreadState* state);
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own.
   Counter* new_arrival_counter(const char* name);
   // Coz's credit rule, up to the global count, for callers that cannot name the waker
@@ -107,26 +105,29 @@ class Runtime {
  private:
   static void* profiler_main(void* self);
   static void count_sample(const Sample& sample, void* context);
-  // Gives the thread's pending selected-line samples to the ledger and pauses for what it owes.
+  // Counts the samples in the thread's ring (its selected-line ones into pending_selected).
+  // False while another thread (shut-down) drains it.
   bool collect_own_samples(ThreadState* state);
-  void settle_delays(ThreadState* state);
-  // The virtual speedup this thread earned since it last asked: its selected-line samples and,
-  // under load amplification, its arrivals.
-  uint64_t own_speedup_ns(ThreadState* state);
   // The global delay total rose by `ns`: every request in flight spends that much less time in
   // the sped-up program (for Little's law). Async-signal-safe.
   void delay_inserted(uint64_t ns);
-  // A thread holding a lock defers pauses until its debt reaches this much.
-  static constexpr uint64_t kMaxDeferredNs = 50000000;
-  void pause(ThreadState* state, uint64_t ns);
+  // The delay protocol's view of this runtime: the clock, real sleeps, sample collection.
+  class Environment : public DelayEnvironment {
+   public:
+    explicit Environment(Runtime& runtime) : runtime_(runtime) {}
+    uint64_t now_ns() override;
+    void sleep_ns(uint64_t ns) override;
+    bool collect(ThreadDelays& t) override;
+    void inserted(uint64_t ns) override { runtime_.delay_inserted(ns); }
+
+   private:
+    Runtime& runtime_;
+  };
   void add_objects_in_scope();
   void check_for_new_objects();
   void drain_all_threads();
   // Waits up to `ms` milliseconds for shut-down to finish (async-signal-safe).
   void wait_for_shutdown(int ms) const;
-  // Back from blocking (key: what it waited on, or nullptr when the waker is unknown): credits
-  // the delays inserted meanwhile.
-  void credit_after_block(const void* key, bool woken);
   // The writing half of shut-down, once the profiler thread has stopped (or is the caller).
   void finish_shutdown();
   void write_final_records();
@@ -164,8 +165,9 @@ class Runtime {
   bool profiler_running_ = false;
   ExperimentState experiment_;
   std::unique_ptr<ExperimentRunner> runner_;
-  std::atomic<uint64_t> paused_ns_{0};
   AmplifySettings amplify_;
+  Environment environment_{*this};
+  DelayProtocol delays_{experiment_, amplify_, environment_};
   struct Breakpoint {
     uintptr_t address = 0;
     Counter* counter = nullptr;
@@ -179,9 +181,6 @@ class Runtime {
   };
   SampledPoint sampled_points_[kMaxSampledPoints] = {};  // fixed before sampling starts
   size_t sampled_points_count_ = 0;
-  // How far nanosleep overshoots on this machine (timer slack and wake-up latency), learnt from
-  // every pause: pauses ask for that much less, so a thread that exits owes back little.
-  std::atomic<int64_t> overshoot_ns_{0};
 
   uint64_t start_ns_ = 0;  // monotonic, at start()
   uint64_t ready_ns_ = 0;  // monotonic, when the profiler thread began running

@@ -17,9 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "experiment/arrival_pacer.h"
-#include "experiment/delay_ledger.h"
 #include "runtime/config.h"
+#include "runtime/delay_protocol.h"
 #include "runtime/progress_points.h"
 #include "sample/sampler.h"
 
@@ -27,7 +26,8 @@ namespace coz {
 
 inline constexpr size_t kMaxBreakpoints = kMaxBreakpointPoints;
 
-struct ThreadState {
+// A thread's delay protocol side (ThreadDelays) and its sampler.
+struct ThreadState : ThreadDelays {
   std::atomic<pid_t> tid{0};
   std::unique_ptr<ThreadSampler> sampler;
   // Held by whichever thread drains this sampler: the owner's signal handler, or shut-down.
@@ -37,24 +37,6 @@ struct ThreadState {
   ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
   bool scanned = false;         // attached by the start-up scan of /proc/self/task
 
-  // Delay accounting; touched only by the thread itself (in hooks and in its signal handler).
-  LocalDelays delays;
-  uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
-  volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
-  int locks_held = 0;               // mutexes and rwlocks held: pauses wait until they are released
-  uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
-  uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
-  uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
-  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
-  uint64_t block_epoch = 0;         // the experiment that debt belongs to
-
-  // Load amplification: this thread's arrival counters (registered by the thread itself, read
-  // by the profiler thread through ProgressPoints; kept when the state is recycled, so a new
-  // thread reuses them by name and their number stays bounded) and how it turns arrivals into
-  // speedup.
-  ArrivalCounter* arrivals = nullptr;
-  ArrivalPacer pacer;
-  uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
   // --progress counters: the profiler's own descriptors (own_fds.h), -1 when not open.
   std::atomic<int> breakpoint_fds[kMaxBreakpoints] = {-1, -1, -1, -1};
 

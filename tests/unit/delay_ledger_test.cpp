@@ -158,6 +158,19 @@ TEST(DelayLedger, CreditNeverExceedsTheTimeBlocked) {
   EXPECT_EQ(waiter.ns, 2 * kDelay);
 }
 
+TEST(DelayLedger, AThreadNotSeenThisExperimentOwesItAll) {
+  // owed() and take_owed() agree for a thread whose count is from an earlier experiment.
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays runner, idle;
+  ledger.on_samples(idle, 0);  // idle is seen in the first experiment only
+  ledger.end();
+  ledger.begin(kDelay);
+  ledger.on_samples(runner, 4);
+  EXPECT_EQ(ledger.owed(idle), 4 * kDelay);
+  EXPECT_EQ(ledger.take_owed(idle), 4 * kDelay);
+}
+
 TEST(DelayLedger, ArrivalSpeedupsShareTheLedgerWithLineSpeedups) {
   // A baseline experiment (0% line speedup) with load amplification still inserts delays.
   DelayLedger ledger;

@@ -1,0 +1,120 @@
+// The per-thread delay protocol (sections 5.2.4-5.2.5, 6.1.2): when a thread counts its
+// selected-line samples and arrivals, when it pays what it owes, and how blocking and waking hand
+// delay counts from one thread to another. The ledger (experiment/delay_ledger.h) keeps the
+// totals; this class decides when each thread moves them.
+//
+// The rules:
+// - A thread pays what it owes before it blocks and after it releases, never while it holds a
+//   lock (others would wait on it in real time); a thread holding locks pays only once its debt
+//   passes kMaxDeferredNs.
+// - A thread about to release or signal publishes its count on the primitive (handoff_table.h);
+//   a thread woken through that primitive is credited up to that count, but never forgiven what
+//   it owed when it blocked while holding a lock (block debt); under load amplification a credit
+//   is also capped by the time spent blocked.
+// - Each pause is measured: nanosleep's overshoot is carried (DelayLedger::excess) and learnt
+//   (a moving average), so later sleeps ask for less.
+//
+// Threads: every call takes the calling thread's own ThreadDelays, from a hook or from its
+// sample signal handler. A call from a hook marks the delays busy (in_ledger) so a signal that
+// arrives meanwhile only counts; a hook called from a signal handler inside another hook does
+// nothing. Async-signal-safe, given an environment whose calls are.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "experiment/arrival_pacer.h"
+#include "experiment/delay_ledger.h"
+#include "experiment/experiment_state.h"
+#include "runtime/progress_points.h"
+
+namespace coz {
+
+// A thread's side of the protocol; touched only by the thread itself (hooks, signal handler).
+struct ThreadDelays {
+  LocalDelays delays;
+  uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
+  volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
+  int locks_held = 0;               // mutexes and rwlocks held: pauses wait for the last release
+  uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
+  uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
+  uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
+  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
+  uint64_t block_epoch = 0;         // the experiment that debt belongs to
+
+  // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
+  // thread reuses them by name) and how it turns arrivals into speedup.
+  ArrivalCounter* arrivals = nullptr;
+  ArrivalPacer pacer;
+  uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
+};
+
+// What the protocol needs from outside, injected so that unit tests run it without perf_event,
+// threads or real sleeps.
+class DelayEnvironment {
+ public:
+  virtual ~DelayEnvironment() = default;
+  virtual uint64_t now_ns() = 0;
+  // Sleeps about `ns` (the protocol measures what really passed with now_ns()).
+  virtual void sleep_ns(uint64_t ns) = 0;
+  // Adds the thread's selected-line samples that arrived since the last call to
+  // `t.pending_selected`; false while another thread (shut-down) drains them.
+  virtual bool collect(ThreadDelays& t) = 0;
+  // The global delay total rose by `ns` (requests in flight spend that much less time).
+  virtual void inserted(uint64_t ns) = 0;
+};
+
+class DelayProtocol {
+ public:
+  // A thread holding a lock defers pauses until its debt reaches this much.
+  static constexpr uint64_t kMaxDeferredNs = 50000000;
+
+  DelayProtocol(ExperimentState& experiment, const AmplifySettings& amplify, DelayEnvironment& env)
+      : experiment_(experiment), amplify_(amplify), env_(env) {}
+
+  // The sample signal: counts the samples; pays now unless a lock is held (or a hook is busy).
+  void on_signal(ThreadDelays& t);
+  void lock_acquired(ThreadDelays& t) { t.locks_held++; }
+  void lock_released(ThreadDelays& t) {
+    if (t.locks_held > 0) {
+      t.locks_held--;
+    }
+  }
+  // Pays every owed delay now, unless a lock is held.
+  void catch_up(ThreadDelays& t);
+  // As catch_up(), and again for what others added meanwhile, until nothing is owed (after a
+  // sleep, before the thread carries on; at thread exit).
+  void catch_up_fully(ThreadDelays& t);
+  // About to block: pays what is owed (or keeps it as block debt when a lock is held) and notes
+  // the time.
+  void before_block(ThreadDelays& t);
+  // About to release or signal `key`: publishes this thread's count on it.
+  void before_wake(ThreadDelays& t, const void* key);
+  // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
+  // `woken`: another thread released it (a timeout earns nothing).
+  void after_block(ThreadDelays& t, const void* key, bool woken);
+  // Registers a COZ_ARRIVAL counter of this thread's own.
+  void add_arrival_counter(ThreadDelays& t, ArrivalCounter* counter);
+
+  uint64_t paused_ns() const { return paused_ns_.load(std::memory_order_relaxed); }
+
+ private:
+  // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes.
+  void settle(ThreadDelays& t);
+  // The virtual speedup this thread earned since it last asked.
+  uint64_t own_speedup_ns(ThreadDelays& t);
+  void pause(ThreadDelays& t, uint64_t ns);
+  void inserted(uint64_t ns) {
+    if (ns != 0) {
+      env_.inserted(ns);
+    }
+  }
+
+  ExperimentState& experiment_;
+  const AmplifySettings& amplify_;
+  DelayEnvironment& env_;
+  std::atomic<uint64_t> paused_ns_{0};
+  std::atomic<int64_t> overshoot_ns_{0};  // learnt nanosleep overshoot (moving average)
+};
+
+}  // namespace coz

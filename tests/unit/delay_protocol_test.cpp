@@ -1,0 +1,230 @@
+// The per-thread delay protocol with its clock, sleeps and samples scripted: two or three
+// threads' calls interleaved by hand, each rule of delay_protocol.h checked by what each thread
+// pauses (slept) and what the ledger holds.
+#include "runtime/delay_protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+namespace coz {
+namespace {
+
+constexpr uint64_t kMs = 1000000;
+
+// A clock that moves only when a thread sleeps (by exactly what it asked, plus `overshoot`),
+// and samples handed out as the test says.
+class ScriptedEnvironment : public DelayEnvironment {
+ public:
+  uint64_t now_ns() override { return now; }
+  void sleep_ns(uint64_t ns) override {
+    now += ns + overshoot;
+    slept.push_back(ns + overshoot);
+  }
+  bool collect(ThreadDelays& t) override {
+    t.pending_selected += samples[&t];
+    samples[&t] = 0;
+    return true;
+  }
+  void inserted(uint64_t ns) override { inserted_total += ns; }
+
+  uint64_t slept_total() const {
+    uint64_t sum = 0;
+    for (uint64_t s : slept) {
+      sum += s;
+    }
+    return sum;
+  }
+
+  uint64_t now = 1;  // 0 means "no block start seen"
+  uint64_t overshoot = 0;
+  std::vector<uint64_t> slept;
+  std::map<const ThreadDelays*, uint64_t> samples;  // selected-line samples waiting per thread
+  uint64_t inserted_total = 0;
+};
+
+class DelayProtocolTest : public ::testing::Test {
+ protected:
+  // An experiment at `speedup_percent` of a 1 ms sampling period.
+  void begin(int speedup_percent) { experiment.ledger.begin(speedup_percent * kMs / 100); }
+  // `n` samples in the selected line arrive for `t` and its signal handler runs.
+  void sample(ThreadDelays& t, uint64_t n) {
+    env.samples[&t] += n;
+    protocol.on_signal(t);
+  }
+
+  ExperimentState experiment;
+  AmplifySettings amplify;
+  ScriptedEnvironment env;
+  DelayProtocol protocol{experiment, amplify, env};
+  ThreadDelays a, b;
+};
+
+TEST_F(DelayProtocolTest, ASpedUpLinePausesTheOtherThreadsOnly) {
+  begin(100);
+  sample(a, 3);
+  EXPECT_TRUE(env.slept.empty()) << "a thread never pauses for its own samples";
+  EXPECT_EQ(experiment.ledger.global_ns(), 3 * kMs);
+  EXPECT_EQ(env.inserted_total, 3 * kMs);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs) << "b pays a's three samples at its next chance";
+  EXPECT_EQ(b.paused_ns, 3 * kMs);
+  EXPECT_EQ(protocol.paused_ns(), 3 * kMs);
+}
+
+TEST_F(DelayProtocolTest, ABaselineKeepsAccountsButNeverPauses) {
+  begin(0);
+  sample(a, 5);
+  protocol.catch_up(b);
+  protocol.before_wake(a, &a);
+  protocol.before_block(b);
+  protocol.after_block(b, &a, true);
+  EXPECT_TRUE(env.slept.empty());
+  EXPECT_EQ(experiment.ledger.global_ns(), 0u);
+}
+
+TEST_F(DelayProtocolTest, AThreadHoldingALockPaysAtItsLastRelease) {
+  begin(100);
+  protocol.lock_acquired(b);
+  protocol.lock_acquired(b);  // nested
+  sample(a, 2);
+  sample(b, 0);  // b's own signal while it holds the locks: counts, does not pause
+  protocol.catch_up(b);
+  EXPECT_TRUE(env.slept.empty()) << "never pauses while others may wait on its lock";
+  protocol.lock_released(b);
+  protocol.catch_up(b);
+  EXPECT_TRUE(env.slept.empty()) << "one lock still held";
+  protocol.lock_released(b);
+  protocol.catch_up(b);  // after_release of the last lock
+  EXPECT_EQ(env.slept_total(), 2 * kMs);
+}
+
+TEST_F(DelayProtocolTest, ALockHolderPaysOnceItsDebtPassesTheBound) {
+  begin(100);
+  protocol.lock_acquired(b);
+  sample(a, DelayProtocol::kMaxDeferredNs / kMs - 1);
+  sample(b, 0);
+  EXPECT_TRUE(env.slept.empty());
+  sample(a, 1);
+  sample(b, 0);
+  EXPECT_EQ(env.slept_total(), DelayProtocol::kMaxDeferredNs)
+      << "a debt that large is paid even holding a lock";
+}
+
+TEST_F(DelayProtocolTest, AWokenThreadIsCreditedUpToWhatItsWakerPublished) {
+  begin(100);
+  protocol.before_block(b);  // b waits on `key`, owing nothing
+  sample(a, 4);              // a runs the line meanwhile
+  int key = 0;
+  protocol.before_wake(a, &key);  // a publishes 4 ms and releases b
+  protocol.after_block(b, &key, true);
+  protocol.catch_up(b);
+  EXPECT_TRUE(env.slept.empty()) << "b was blocked all along: a's speedup cost it nothing";
+}
+
+TEST_F(DelayProtocolTest, AWakerThatIsBehindCreditsOnlyWhatItPublished) {
+  begin(100);
+  ThreadDelays c;
+  sample(c, 6);  // a third thread raises the total to 6 ms
+  protocol.before_block(b);
+  int key = 0;
+  protocol.before_wake(a, &key);  // a has paid nothing yet: publishes 0
+  protocol.after_block(b, &key, true);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept_total(), 6 * kMs) << "no credit beyond the waker's own count";
+}
+
+TEST_F(DelayProtocolTest, ATimedOutWaitEarnsNoCredit) {
+  begin(100);
+  protocol.before_block(b);
+  sample(a, 2);
+  int key = 0;
+  protocol.before_wake(a, &key);
+  protocol.after_block(b, &key, false);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept_total(), 2 * kMs);
+}
+
+TEST_F(DelayProtocolTest, DebtRunUpWhileHoldingALockIsNotForgivenByAWake) {
+  begin(100);
+  protocol.lock_acquired(b);  // cond_wait is entered holding the mutex
+  sample(a, 3);               // b owes 3 ms while running
+  protocol.before_block(b);   // cannot pay: it holds the lock
+  EXPECT_TRUE(env.slept.empty());
+  sample(a, 2);  // 2 ms more while b is blocked
+  int key = 0;
+  protocol.before_wake(a, &key);
+  protocol.after_block(b, &key, true);
+  protocol.lock_released(b);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs)
+      << "credited the 2 ms inserted while blocked, not the 3 ms owed before";
+}
+
+TEST_F(DelayProtocolTest, PostBlockWithAnUnknownWakerCreditsTheGlobalTotal) {
+  begin(100);
+  protocol.before_block(b);
+  sample(a, 5);
+  protocol.after_block(b, nullptr, true);  // COZ_POST_BLOCK(1)
+  protocol.catch_up(b);
+  EXPECT_TRUE(env.slept.empty());
+}
+
+TEST_F(DelayProtocolTest, NanosleepOvershootIsLearntAndCarried) {
+  begin(100);
+  env.overshoot = 200000;  // every sleep lasts 0.2 ms longer than asked
+  for (int i = 0; i < 40; i++) {
+    sample(a, 1);
+    protocol.catch_up(b);
+  }
+  uint64_t owed = 40 * kMs;
+  uint64_t slept = env.slept_total();
+  EXPECT_LT(slept, owed + 2 * kMs) << "overshoot is taken off later pauses";
+  EXPECT_GT(slept, owed - 2 * kMs);
+  EXPECT_LT(env.slept.back(), kMs + 100000) << "a learnt overshoot: later sleeps ask for less";
+}
+
+TEST_F(DelayProtocolTest, ASignalInsideAHookOnlyCounts) {
+  begin(100);
+  sample(a, 2);
+  b.in_ledger = true;  // a hook of b's is updating its delays
+  sample(b, 1);
+  EXPECT_TRUE(env.slept.empty());
+  EXPECT_EQ(b.pending_selected, 1u) << "left for the hook to give to the ledger";
+  b.in_ledger = false;
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept_total(), 1 * kMs) << "a's 2 ms less b's own 1 ms";
+}
+
+TEST_F(DelayProtocolTest, CatchUpFullyPaysWhatOthersAddWhileItPauses) {
+  begin(100);
+  sample(a, 3);
+  // While b sleeps, a keeps running the line: one more sample per pause, twice.
+  int left = 2;
+  ThreadDelays& runner = a;
+  auto feed = [&] {
+    if (left-- > 0) {
+      env.samples[&runner] += 1;
+      protocol.on_signal(runner);
+    }
+  };
+  protocol.catch_up(b);
+  feed();
+  protocol.catch_up_fully(b);
+  feed();
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 5 * kMs);
+  EXPECT_EQ(experiment.ledger.owed(b.delays), 0u);
+}
+
+TEST_F(DelayProtocolTest, NoExperimentNoAccounts) {
+  sample(a, 3);
+  protocol.catch_up(b);
+  protocol.before_wake(a, &a);
+  EXPECT_TRUE(env.slept.empty());
+  EXPECT_EQ(a.pending_selected, 0u) << "samples outside an experiment are dropped";
+}
+
+}  // namespace
+}  // namespace coz
