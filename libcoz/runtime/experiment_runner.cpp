@@ -16,6 +16,10 @@ ExperimentRunner::ExperimentRunner(RunnerSettings settings, ExperimentState& sta
       scheduler_(settings.scheduler),
       random_(seed) {}
 
+uint64_t ExperimentRunner::now_ns() const {
+  return settings_.clock ? settings_.clock() : platform::monotonic_ns();
+}
+
 bool ExperimentRunner::wait(uint64_t ns) {
   std::unique_lock<std::mutex> lock(mutex_);
   wake_.wait_for(lock, std::chrono::nanoseconds(ns), [this] { return stop_; });
@@ -64,7 +68,7 @@ void ExperimentRunner::tick() {
   if (!is_open_ || !points_.any_latency()) {
     return;
   }
-  uint64_t now = platform::monotonic_ns();
+  uint64_t now = now_ns();
   double real = static_cast<double>(now - open_.tick_ns);
   open_.tick_ns = now;
   points_.for_each([&](const ProgressPoint& p) {
@@ -102,14 +106,14 @@ void ExperimentRunner::begin(SourceLine* line) {
   state_.reset_arrivals();
   state_.ledger.begin(open_.delay_ns);
   state_.selected.store(line, std::memory_order_release);
-  open_.start_ns = platform::monotonic_ns();
+  open_.start_ns = now_ns();
   open_.tick_ns = open_.start_ns;
   is_open_ = true;
 }
 
 uint64_t ExperimentRunner::end() {
   tick();
-  uint64_t end_ns = platform::monotonic_ns();
+  uint64_t end_ns = now_ns();
   state_.selected.store(nullptr, std::memory_order_release);
   uint64_t inserted = state_.ledger.global_ns();
   state_.ledger.end();

@@ -30,6 +30,9 @@ struct RunnerSettings {
   uint64_t sampling_period_ns = 1000000;
   AmplifySettings amplify;  // load amplification in force in every experiment
   uint64_t run_id = 0;      // written on each experiment (`run`) when set
+  // The clock experiments are timed by (monotonic nanoseconds); null: the real monotonic clock.
+  // Tests inject their own.
+  uint64_t (*clock)() = nullptr;
 };
 
 class ExperimentRunner {
@@ -86,6 +89,7 @@ class ExperimentRunner {
     return settings_.end_to_end && settings_.scheduler.fixed_speedup == 0 &&
            settings_.amplify.requested();
   }
+  uint64_t now_ns() const;
   // Waits up to `ns` for stop(); returns true if stopped.
   bool wait(uint64_t ns);
   SourceLine* wait_for_line();
