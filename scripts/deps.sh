@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang: the fuzz targets (tests/fuzz, libFuzzer with ASan and UBSan) build with it;
-# clang-format: the style check (tests/format_test.sh).
+# clang-format: the style check (tests/format_test.sh); libcli11-dev: the CLI's option parsing.
 packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev clang
-          clang-format)
+          clang-format libcli11-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,8 +2,17 @@
 #include "analysis/diagnosis.h"
 
 #include <cstdio>
+#include <string>
+
+#include "config/run_config.h"
 
 namespace coz::analysis {
+namespace {
+
+const std::string kFirstExperiment =
+    std::to_string(kDefaultExperimentLengthNs / 1000000) + " ms at first, or --experiment-length";
+
+}  // namespace
 
 Diagnosis diagnose(const ProfileData& data, const Report& report) {
   if (!report.series.empty()) {
@@ -29,7 +38,8 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
       return {"too-short",
               "no experiment finished, and the run did not end normally (no runtime record: was it "
               "killed?); let the program run to its end, on an input that takes longer than one "
-              "experiment (500 ms at first), or use coz run --end-to-end"};
+              "experiment (" +
+                  kFirstExperiment + "), or use coz run --end-to-end"};
     }
     if (data.sample_records() == 0 && report.runtime_ns >= 1e8) {  // long enough for 100 samples
       return {"no-debug-info",
@@ -39,7 +49,8 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
     char ms[32];
     snprintf(ms, sizeof ms, "%.0f", report.runtime_ns / 1e6);
     return {"too-short", std::string("no experiment finished: the program ran ") + ms +
-                             " ms, less than one experiment (500 ms at first); run it on a longer "
+                             " ms, less than one experiment (" + kFirstExperiment +
+                             "); run it on a longer "
                              "input, or use coz run --end-to-end"};
   }
   double visits = 0;

@@ -123,7 +123,7 @@ bool check_preloadable(const Program& program, std::string* error) {
   return true;
 }
 
-bool check_debug_info(const Program& program, const RunOptions& options, std::string* error) {
+bool check_debug_info(const Program& program, const RunConfig& options, std::string* error) {
   // Only the default binary scope (the executable itself) can be checked before the run.
   if (program.kind != ProgramKind::kDynamicElf ||
       !(options.binary_scope.empty() ||
@@ -131,7 +131,7 @@ bool check_debug_info(const Program& program, const RunOptions& options, std::st
     return true;
   }
   Scope scope(options.binary_scope, options.source_scope, options.include_system);
-  const char* debug_path = getenv("COZ_DEBUG_PATH");
+  const char* debug_path = getenv(kDebugPathVariable);
   DebugProbe probe =
       probe_debug_info(LoadedObject{program.path, 0, true}, scope, debug_path ? debug_path : "");
   if (probe.status != DebugInfoStatus::kOk) {

@@ -18,12 +18,12 @@ struct Program {
 // Each returns false and sets `error` (one line) when the check fails.
 bool resolve_program(const std::string& name, Program* out, std::string* error);
 bool check_preloadable(const Program& program, std::string* error);
-bool check_debug_info(const Program& program, const RunOptions& options, std::string* error);
+bool check_debug_info(const Program& program, const RunConfig& config, std::string* error);
 bool check_perf_event(std::string* error);
 bool check_output_writable(const std::string& path, std::string* error);
 
-// Exit statuses for failures before the program runs (shell conventions where they exist).
-inline constexpr int kExitUsage = 2;
+// Exit statuses for failures before the program runs (shell conventions where they exist), besides
+// kExitUsage (common/command_line.h).
 inline constexpr int kExitNotFound = 127;
 inline constexpr int kExitNotExecutable = 126;
 inline constexpr int kExitCannotProfile = 1;

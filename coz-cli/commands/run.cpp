@@ -16,19 +16,15 @@
 #include <ctime>
 
 #include "commands/preflight.h"
-#include "commands/report.h"
 #include "commands/run_options.h"
-#include "runtime/config.h"
-
-#ifndef COZ_BIN_TO_LIB
-#define COZ_BIN_TO_LIB "../lib"
-#endif
+#include "commands/run_summary.h"
+#include "common/install_paths.h"
 
 namespace coz::cli {
 namespace {
 
 int fail(const std::string& message, int status) {
-  fprintf(stderr, "coz: error: %s\n", message.c_str());
+  fprintf(stderr, "coz run: error: %s\n", message.c_str());
   return status;
 }
 
@@ -38,14 +34,6 @@ std::string absolute(const std::string& path) {
   }
   char cwd[PATH_MAX];
   return getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) {
-    out += (out.empty() ? "" : ",") + s;
-  }
-  return out;
 }
 
 off_t file_size(const std::string& path) {
@@ -113,61 +101,18 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
     for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) {
       signal(sig, SIG_DFL);
     }
-    // Settings left in the environment by the user or an outer `coz run` must not leak in.
-    for (const char* key : {env::kBinaryScope, env::kSourceScope, env::kIncludeSystem,
-                            env::kEndToEnd, env::kFixedLine, env::kFixedSpeedup, env::kVerbose,
-                            env::kExperimentLength, env::kZeroSpeedupShare, env::kArrivalSpeedup,
-                            env::kLoad, env::kBreakpointProgress, env::kSampledProgress}) {
-      unsetenv(key);
-    }
+    // Every setting is exported, and those at their default unset, so settings left in the
+    // environment by the user or an outer `coz run` cannot leak in.
+    RunConfig config = options.config;
+    config.output = output;
+    config.load = load;
+    config.root_pid = static_cast<uint64_t>(getpid());
+    config.run_id = static_cast<uint64_t>(getppid());  // this coz: see run_summary
     std::string preload = runtime;
     if (const char* old = getenv("LD_PRELOAD"); old && *old) {
       preload += ":" + std::string(old);
     }
     setenv("LD_PRELOAD", preload.c_str(), 1);
-    setenv(env::kOutput, output.c_str(), 1);
-    setenv(env::kRootPid, std::to_string(getpid()).c_str(), 1);
-    setenv(env::kRunId, std::to_string(getppid()).c_str(), 1);  // this coz: see run_summary
-    setenv(env::kSamplingPeriod, std::to_string(options.sampling_period_ns).c_str(), 1);
-    if (!options.binary_scope.empty()) {
-      setenv(env::kBinaryScope, join(options.binary_scope).c_str(), 1);
-    }
-    if (!options.source_scope.empty()) {
-      setenv(env::kSourceScope, join(options.source_scope).c_str(), 1);
-    }
-    if (options.include_system) {
-      setenv(env::kIncludeSystem, "1", 1);
-    }
-    if (options.end_to_end) {
-      setenv(env::kEndToEnd, "1", 1);
-    }
-    if (!options.fixed_line.empty()) {
-      setenv(env::kFixedLine, options.fixed_line.c_str(), 1);
-    }
-    if (options.fixed_speedup >= 0) {
-      setenv(env::kFixedSpeedup, std::to_string(options.fixed_speedup).c_str(), 1);
-    }
-    if (options.verbose) {
-      setenv(env::kVerbose, "1", 1);
-    }
-    if (options.experiment_length_ns > 0) {
-      setenv(env::kExperimentLength, std::to_string(options.experiment_length_ns).c_str(), 1);
-    }
-    if (options.zero_speedup_share >= 0) {
-      setenv(env::kZeroSpeedupShare, std::to_string(options.zero_speedup_share).c_str(), 1);
-    }
-    if (options.arrival_speedup_ns > 0) {
-      setenv(env::kArrivalSpeedup, std::to_string(options.arrival_speedup_ns).c_str(), 1);
-    }
-    if (load > 0) {
-      setenv(env::kLoad, format_load(load).c_str(), 1);
-    }
-    if (!options.breakpoint_progress.empty()) {
-      setenv(env::kBreakpointProgress, join(options.breakpoint_progress).c_str(), 1);
-    }
-    if (!options.sampled_progress.empty()) {
-      setenv(env::kSampledProgress, join(options.sampled_progress).c_str(), 1);
-    }
     std::vector<char*> argv;
     for (std::string& a : options.command) {
       argv.push_back(a.data());
@@ -175,10 +120,11 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
     argv.push_back(nullptr);
     timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    setenv(env::kExecTime, std::to_string(now.tv_sec * 1000000000ll + now.tv_nsec).c_str(), 1);
+    config.exec_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
+    export_to_environment(config);
     execv(program.path.c_str(), argv.data());
     int err = errno;
-    fprintf(stderr, "coz: error: cannot run %s: %s\n", program.path.c_str(), strerror(err));
+    fprintf(stderr, "coz run: error: cannot run %s: %s\n", program.path.c_str(), strerror(err));
     _exit(err == ENOENT ? kExitNotFound : kExitNotExecutable);
   }
 
@@ -187,45 +133,19 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
 
 }  // namespace
 
-std::string executable_dir() {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
-    return "";
-  }
-  std::string path(exe, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/'));
-}
-
-std::string find_runtime(std::string* looked_in) {
-  if (const char* forced = getenv("COZ_RUNTIME")) {
-    *looked_in = forced;
-    return access(forced, R_OK) == 0 ? forced : "";
-  }
-  std::string dir = executable_dir();
-  if (dir.empty()) {
-    return "";
-  }
-  for (const std::string& candidate :
-       {dir + "/" COZ_BIN_TO_LIB "/libcoz.so", dir + "/../lib/libcoz.so", dir + "/libcoz.so"}) {
-    *looked_in += (looked_in->empty() ? "" : ", ") + candidate;
-    if (access(candidate.c_str(), R_OK) == 0) {
-      char real[PATH_MAX];
-      return realpath(candidate.c_str(), real) ? real : candidate;
-    }
-  }
-  return "";
-}
-
 int run_command(const std::vector<std::string>& args) {
+  CLI::App app("", "coz run");
   RunOptions options;
+  setup_run_app(&app, &options);
   std::string error;
-  if (!parse_run_options(args, &options, &error)) {
-    return fail(error, kExitUsage);
-  }
-  if (options.help) {
-    fputs(kRunUsage, stdout);
-    return 0;
+  switch (parse_run_options(&app, args, &options, &error)) {
+    case Parsed::kHelp:
+      fputs(app.help().c_str(), stdout);
+      return kExitOk;
+    case Parsed::kError:
+      return usage_error(app, error);
+    case Parsed::kOk:
+      break;
   }
   std::string looked_in;
   std::string runtime = find_runtime(&looked_in);
@@ -240,11 +160,11 @@ int run_command(const std::vector<std::string>& args) {
                            ? kExitNotExecutable
                            : kExitNotFound);
   }
-  if (!check_preloadable(program, &error) || !check_debug_info(program, options, &error) ||
+  if (!check_preloadable(program, &error) || !check_debug_info(program, options.config, &error) ||
       !check_perf_event(&error)) {
     return fail(error, kExitCannotProfile);
   }
-  std::string output = absolute(options.output);
+  std::string output = absolute(options.config.output);
   if (!check_output_writable(output, &error)) {
     return fail(error, kExitCannotProfile);
   }

@@ -9,10 +9,4 @@ namespace coz::cli {
 // Returns the process exit status for `coz run` (the program's own status once it has run).
 int run_command(const std::vector<std::string>& args);
 
-// The directory of the running `coz` executable, or empty.
-std::string executable_dir();
-
-// The runtime library next to this executable (build tree or install tree), or empty.
-std::string find_runtime(std::string* looked_in);
-
 }  // namespace coz::cli

@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <random>
 
+#include "config/run_config.h"
+
 namespace coz {
 
 struct SchedulerSettings {
-  double zero_speedup_share = 0.5;  // probability of a 0% (baseline) experiment
-  int fixed_speedup = -1;           // 0-100 to always use it, -1 for random
-  uint64_t initial_length_ns = 500000000;
+  double zero_speedup_share = kDefaultZeroSpeedupShare;  // probability of a 0% experiment
+  int fixed_speedup = -1;                                // 0-100 to always use it, -1 for random
+  uint64_t initial_length_ns = kDefaultExperimentLengthNs;
   uint64_t max_length_ns = 64000000000ull;
   uint64_t min_visits = 5;         // fewer visits than this doubles the length
   uint64_t cooloff_ns = 10000000;  // pause between experiments, lets pending samples drain

@@ -132,22 +132,4 @@ bool Scope::includes_source(std::string_view file) const {
   return matches_any(source_, file);
 }
 
-std::vector<std::string> Scope::split_list(std::string_view list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    std::string_view item =
-        list.substr(start, comma == std::string_view::npos ? comma : comma - start);
-    if (!item.empty()) {
-      out.emplace_back(item);
-    }
-    if (comma == std::string_view::npos) {
-      break;
-    }
-    start = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace coz

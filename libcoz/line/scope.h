@@ -36,9 +36,6 @@ class Scope {
   const std::vector<std::string>& source_patterns() const { return source_; }
   const std::vector<std::string>& system_roots() const { return system_roots_; }
 
-  // Splits a comma-separated list ("a,b") into patterns.
-  static std::vector<std::string> split_list(std::string_view list);
-
   // System and toolchain source directories: /usr/include/, /usr/local/include/, /usr/lib/ (the
   // compiler's own headers: /usr/lib/gcc/..., /usr/lib/llvm-N/...), /usr/local/lib/, /lib/,
   // /rustc/ (Rust's standard library), /rust/deps/ (the crates it vendors), and Cargo's and

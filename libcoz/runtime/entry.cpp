@@ -17,7 +17,7 @@ __attribute__((constructor)) void coz_start() {
   coz::hooks_api::InsideRuntime inside;
   coz::real();  // resolve every hook's real function before the program can race us to it
   std::vector<std::string> errors;
-  coz::Config config = coz::Config::from_environment(&errors);
+  coz::RunConfig config = coz::from_environment(&errors);
   if (!errors.empty()) {
     for (const std::string& e : errors) {
       coz::platform::write_stderr(("coz: error: " + e + "; running without profiling\n").c_str());

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "platform.h"
+#include "record/experiment_record.h"
 
 namespace coz {
 
@@ -46,18 +47,17 @@ std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const 
   }
   std::vector<PointSnapshot> out;
   points_.for_each([&out](const ProgressPoint& p) {
-    out.push_back({&p,
-                   p.read(p.throughput),
-                   p.read(p.begin),
-                   p.read(p.end),
-                   0,
-                   {},
-                   p.delay_in_flight_ns.load(std::memory_order_relaxed)});
+    PointCounts counts;
+    counts.throughput = p.read(p.throughput);
+    counts.begin = p.read(p.begin);
+    counts.end = p.read(p.end);
+    counts.delay_in_flight_ns = p.delay_in_flight_ns.load(std::memory_order_relaxed);
+    out.push_back({&p, counts, {}});
   });
   points_.for_each_arrival([&out](const ArrivalCounter& a) {
     for (PointSnapshot& p : out) {
       if (p.point == a.point) {
-        p.arrivals += __atomic_load_n(&a.counter.count, __ATOMIC_RELAXED);
+        p.counts.arrivals += __atomic_load_n(&a.counter.count, __ATOMIC_RELAXED);
       }
     }
   });
@@ -82,7 +82,7 @@ void ExperimentRunner::tick() {
         return;
       }
     }
-    PointSnapshot fresh{&p, 0, 0, 0, 0, {}, 0};  // a point first seen during the experiment
+    PointSnapshot fresh{&p, {}, {}};  // a point first seen during the experiment
     fresh.in_flight.add(begun, ended, real);
     open_.points.push_back(fresh);
   });
@@ -120,89 +120,39 @@ uint64_t ExperimentRunner::end() {
   is_open_ = false;
   experiments_++;
 
-  uint64_t elapsed = end_ns - open_.start_ns;
-  uint64_t effective = elapsed > inserted ? elapsed - inserted : 0;
-  std::vector<PointSnapshot> now = snapshot();
-  auto before_of = [this](const PointSnapshot& p) {
-    for (const PointSnapshot& b : open_.points) {
-      if (b.point == p.point) {
-        return b;  // tick() integrated requests in flight into this snapshot
+  ExperimentInput in;
+  in.selected = open_.line ? open_.line->name() : std::string(kNoLine);
+  in.speedup = open_.speedup;
+  in.delay_ns = open_.delay_ns;
+  in.elapsed_ns = end_ns - open_.start_ns;
+  in.inserted_ns = inserted;
+  in.selected_samples = state_.selected_samples.load(std::memory_order_relaxed);
+  in.run_id = settings_.run_id;
+  in.amplify = settings_.amplify;
+  in.arrival_speedup_total_ns = state_.arrival_speedup_ns.load(std::memory_order_relaxed);
+  in.arrival_period_sum_ns = state_.arrival_period_sum_ns.load(std::memory_order_relaxed);
+  in.arrivals_with_period = state_.arrivals_with_period.load(std::memory_order_relaxed);
+  in.arrival_threads = state_.arrival_threads.load(std::memory_order_relaxed);
+  for (const PointSnapshot& now : snapshot()) {
+    PointInput point{now.point->name, now.point->is_latency, now.point->has_arrivals, {}, {}, {}};
+    point.after = now.counts;
+    for (const PointSnapshot& before : open_.points) {
+      if (before.point == now.point) {
+        point.before = before.counts;
+        point.in_flight = before.in_flight;  // tick() integrated requests in flight into it
       }
     }
-    return PointSnapshot{p.point, 0, 0, 0, 0, {}, 0};
-  };
-
+    in.points.push_back(std::move(point));
+  }
+  ExperimentResult result = compute_experiment_result(in);
   RecordBuilder block;
-  block.begin(vocab::kExperiment)
-      .field(vocab::key::kSelected, open_.line ? open_.line->name() : std::string(kNoLine))
-      .field(vocab::key::kSpeedup, open_.speedup / 100.0, 2)
-      .field(vocab::key::kDuration, effective)
-      .field(vocab::key::kSelectedSamples, state_.selected_samples.load(std::memory_order_relaxed))
-      .field(vocab::key::kElapsed, elapsed)
-      // Coz's fields: delays of delay-size each (with amplification, the total over delay-size).
-      .field(vocab::key::kDelays, open_.delay_ns ? inserted / open_.delay_ns : 0)
-      .field(vocab::key::kDelaySize, open_.delay_ns)
-      .field(vocab::key::kInserted, inserted);
-  if (settings_.run_id != 0) {
-    block.field(vocab::key::kRun,
-                settings_.run_id);  // which `coz run` wrote it, for its own summary
-  }
-  if (settings_.amplify.requested()) {
-    // The amplification in force, and the load it achieved: the effective arrival rate over the
-    // arrival threads' own rate before amplification.
-    uint64_t arrivals = 0;
-    for (const PointSnapshot& p : now) {
-      arrivals += p.arrivals - before_of(p).arrivals;
-    }
-    block.field(vocab::key::kArrivalSpeedup, settings_.amplify.arrival_speedup_ns)
-        .field(vocab::key::kLoadTarget, settings_.amplify.load, 2)
-        .field(vocab::key::kArrivalSpeedupTotal,
-               state_.arrival_speedup_ns.load(std::memory_order_relaxed));
-    // Each arrival thread's own rate is 1 / its period; with k threads the base rate is k over
-    // the mean period of their arrivals.
-    uint64_t with_period = state_.arrivals_with_period.load(std::memory_order_relaxed);
-    uint64_t threads = state_.arrival_threads.load(std::memory_order_relaxed);
-    if (with_period > 0 && threads > 0 && effective > 0 && arrivals > 0) {
-      double mean_period =
-          static_cast<double>(state_.arrival_period_sum_ns.load(std::memory_order_relaxed)) /
-          static_cast<double>(with_period);
-      double rate = static_cast<double>(arrivals) / static_cast<double>(effective);  // per ns
-      block.field(vocab::key::kLoad, rate * mean_period / static_cast<double>(threads), 3);
-    }
-  }
-
-  uint64_t visits = 0;
-  for (const PointSnapshot& p : now) {
-    PointSnapshot before = before_of(p);
-    if (p.point->is_latency) {
-      uint64_t begun = p.begin - before.begin, departures = p.end - before.end;
-      before.in_flight.remove(static_cast<double>(p.delay_in_flight - before.delay_in_flight));
-      visits += begun + departures;
-      block.begin(vocab::kLatencyPoint)
-          .field(vocab::key::kName, p.point->name)
-          .field(vocab::key::kArrivals, begun)
-          .field(vocab::key::kDepartures, departures)
-          .field(vocab::key::kDifference, InFlight::count(p.begin, p.end))
-          .field(vocab::key::kInFlightNs, before.in_flight.integral_ns());
-    } else if (p.throughput != 0 || !p.point->has_arrivals) {
-      uint64_t delta = p.throughput - before.throughput;
-      visits += delta;
-      block.begin(vocab::kThroughputPoint)
-          .field(vocab::key::kName, p.point->name)
-          .field(vocab::key::kDelta, delta);
-    }
-    if (p.point->has_arrivals) {
-      block.begin(vocab::kArrivalPoint)
-          .field(vocab::key::kName, p.point->name)
-          .field(vocab::key::kArrivals, p.arrivals - before.arrivals);
-    }
-  }
+  append_experiment(result, &block);
   std::string why;
   bool ok = writer_.write_block(block, 1, &why);
   if (on_write_) {
     on_write_(ok, why);
   }
-  return visits;
+  return result.visits;
 }
 
 void ExperimentRunner::finish() {

@@ -13,7 +13,9 @@
 #include <mutex>
 #include <vector>
 
+#include "config/run_config.h"
 #include "experiment/arrival_pacer.h"
+#include "experiment/experiment_result.h"
 #include "experiment/experiment_state.h"
 #include "experiment/in_flight.h"
 #include "experiment/scheduler.h"
@@ -27,7 +29,7 @@ struct RunnerSettings {
   SchedulerSettings scheduler;
   bool end_to_end = false;
   SourceLine* fixed_line = nullptr;
-  uint64_t sampling_period_ns = 1000000;
+  uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;
   AmplifySettings amplify;  // load amplification in force in every experiment
   uint64_t run_id = 0;      // written on each experiment (`run`) when set
   // The clock experiments are timed by (monotonic nanoseconds); null: the real monotonic clock.
@@ -65,9 +67,8 @@ class ExperimentRunner {
  private:
   struct PointSnapshot {
     const ProgressPoint* point;
-    uint64_t throughput, begin, end, arrivals;
+    PointCounts counts;
     InFlight in_flight;  // requests in flight over real time (latency points, from tick())
-    uint64_t delay_in_flight = 0;  // ProgressPoint::delay_in_flight_ns when taken
   };
   struct Open {
     SourceLine* line = nullptr;

@@ -107,13 +107,16 @@ std::string format_ms(uint64_t ns) {
 
 }  // namespace internal
 
-Runtime::Runtime(Config config, ProgressPoints& points)
+Runtime::Runtime(RunConfig config, ProgressPoints& points)
     : config_(std::move(config)),
       scope_(config_.binary_scope, config_.source_scope, config_.include_system),
       points_(points) {}
 
 void Runtime::report(const std::string& message, bool always) const {
-  if ((always && config_.is_root_process) || config_.verbose) {
+  // The process `coz run` started says what it must; its children (which inherit the variable)
+  // only when asked to be verbose. A program preloaded without `coz run` has no root pid.
+  bool root = config_.root_pid == 0 || config_.root_pid == static_cast<uint64_t>(getpid());
+  if ((always && root) || config_.verbose) {
     platform::write_stderr(("coz: " + message + "\n").c_str());
   }
 }

@@ -19,13 +19,13 @@
 #include <mutex>
 #include <string>
 
+#include "config/run_config.h"
 #include "experiment/experiment_state.h"
 #include "experiment/in_flight.h"
 #include "line/line_map.h"
 #include "line/line_table.h"
 #include "line/scope.h"
 #include "record/profile_writer.h"
-#include "runtime/config.h"
 #include "runtime/experiment_runner.h"
 #include "runtime/progress_points.h"
 #include "runtime/thread_registry.h"
@@ -36,7 +36,7 @@ namespace coz {
 class Runtime {
  public:
   // `points` outlives the runtime: programs may look counters up before it starts.
-  Runtime(Config config, ProgressPoints& points);
+  Runtime(RunConfig config, ProgressPoints& points);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
@@ -99,7 +99,7 @@ class Runtime {
   // Whether `fd` is (or was registered as) a thread's sampler descriptor. Async-signal-safe.
   bool is_sampler(int fd) const { return threads_.by_fd(fd) != nullptr; }
 
-  const Config& config() const { return config_; }
+  const RunConfig& config() const { return config_; }
   pthread_key_t thread_key() const { return thread_key_; }
 
  private:
@@ -148,7 +148,7 @@ class Runtime {
 
   static std::atomic<Runtime*> active_;
 
-  Config config_;
+  RunConfig config_;
   Scope scope_;
   LineTable lines_;
   LineMap map_;

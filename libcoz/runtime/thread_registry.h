@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config.h"
+#include "config/run_config.h"
 #include "runtime/delay_protocol.h"
 #include "runtime/progress_points.h"
 #include "sample/sampler.h"

@@ -14,6 +14,8 @@
 #include <memory>
 #include <string>
 
+#include "config/run_config.h"
+
 namespace coz {
 
 struct Sample {
@@ -45,10 +47,10 @@ class ThreadSampler {
 };
 
 struct SamplerSettings {
-  uint64_t period_ns = 1000000;  // one sample per millisecond of thread CPU time
-  int signal = 0;                // signal sent with each sample; 0 for none
-  uint32_t max_stack = 32;       // callchain depth
-  uint32_t stack_bytes = 2048;   // user stack copied with each sample, for leaf library code
+  uint64_t period_ns = kDefaultSamplingPeriodNs;  // one sample per period of thread CPU time
+  int signal = 0;                                 // signal sent with each sample; 0 for none
+  uint32_t max_stack = 32;                        // callchain depth
+  uint32_t stack_bytes = 2048;  // user stack copied with each sample, for leaf library code
 };
 
 class SamplerBackend {

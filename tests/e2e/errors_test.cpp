@@ -13,9 +13,9 @@ using test::program_source;
 using test::run_process;
 using test::TempDir;
 
-// The single line coz printed, checked to be exactly one "coz: error: ..." line.
+// The single line coz printed, checked to be exactly one "coz run: error: ..." line.
 std::string only_error_line(const test::ProcessResult& r) {
-  EXPECT_EQ(r.err.rfind("coz: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("coz run: error: ", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_TRUE(r.out.empty()) << "nothing ran: " << r.out;
   return r.err;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config/run_config.h"
+
 namespace coz::cli {
 namespace {
 
@@ -24,12 +26,12 @@ std::string parse_error(const std::vector<std::string>& args) {
 TEST(RunOptions, Defaults) {
   RunOptions o = parse_ok({"---", "./prog", "a", "--b"});
   EXPECT_EQ(o.command, (std::vector<std::string>{"./prog", "a", "--b"}));
-  EXPECT_EQ(o.output, "profile.coz");
-  EXPECT_EQ(o.sampling_period_ns, 1000000u);
-  EXPECT_EQ(o.fixed_speedup, -1);
-  EXPECT_FALSE(o.end_to_end);
-  EXPECT_FALSE(o.include_system);
-  EXPECT_TRUE(o.binary_scope.empty());
+  EXPECT_EQ(o.config.output, "profile.coz");
+  EXPECT_EQ(o.config.sampling_period_ns, 1000000u);
+  EXPECT_EQ(o.config.fixed_speedup, -1);
+  EXPECT_FALSE(o.config.end_to_end);
+  EXPECT_FALSE(o.config.include_system);
+  EXPECT_TRUE(o.config.binary_scope.empty());
 }
 
 TEST(RunOptions, EveryOption) {
@@ -37,23 +39,23 @@ TEST(RunOptions, EveryOption) {
       parse_ok({"-b", "MAIN,%libx%", "--binary-scope=%liby%", "-s", "%/src/%", "-o", "out.coz",
                 "--end-to-end", "--fixed-line", "main.c:42", "--fixed-speedup", "35",
                 "--sampling-period", "500us", "-v", "--include-system", "--", "prog"});
-  EXPECT_EQ(o.binary_scope, (std::vector<std::string>{"MAIN", "%libx%", "%liby%"}));
-  EXPECT_EQ(o.source_scope, (std::vector<std::string>{"%/src/%"}));
-  EXPECT_EQ(o.output, "out.coz");
-  EXPECT_TRUE(o.end_to_end);
-  EXPECT_EQ(o.fixed_line, "main.c:42");
-  EXPECT_EQ(o.fixed_speedup, 35);
-  EXPECT_EQ(o.sampling_period_ns, 500000u);
-  EXPECT_TRUE(o.verbose);
-  EXPECT_TRUE(o.include_system);
+  EXPECT_EQ(o.config.binary_scope, (std::vector<std::string>{"MAIN", "%libx%", "%liby%"}));
+  EXPECT_EQ(o.config.source_scope, (std::vector<std::string>{"%/src/%"}));
+  EXPECT_EQ(o.config.output, "out.coz");
+  EXPECT_TRUE(o.config.end_to_end);
+  EXPECT_EQ(o.config.fixed_line, "main.c:42");
+  EXPECT_EQ(o.config.fixed_speedup, 35);
+  EXPECT_EQ(o.config.sampling_period_ns, 500000u);
+  EXPECT_TRUE(o.config.verbose);
+  EXPECT_TRUE(o.config.include_system);
   EXPECT_EQ(o.command, (std::vector<std::string>{"prog"}));
 }
 
 TEST(RunOptions, ExperimentSettings) {
   RunOptions o =
       parse_ok({"--experiment-length", "50ms", "--zero-speedup-share", "0.25", "---", "p"});
-  EXPECT_EQ(o.experiment_length_ns, 50000000u);
-  EXPECT_DOUBLE_EQ(o.zero_speedup_share, 0.25);
+  EXPECT_EQ(o.config.experiment_length_ns, 50000000u);
+  EXPECT_DOUBLE_EQ(o.config.zero_speedup_share, 0.25);
   EXPECT_NE(parse_error({"--zero-speedup-share", "1.5", "---", "p"}).find("0 to 1"),
             std::string::npos);
   EXPECT_NE(parse_error({"--experiment-length", "10us", "---", "p"}).find("1ms"),
@@ -61,7 +63,26 @@ TEST(RunOptions, ExperimentSettings) {
 }
 
 TEST(RunOptions, Help) {
-  EXPECT_TRUE(parse_ok({"--help"}).help);
+  CLI::App app("", "coz run");
+  RunOptions o;
+  setup_run_app(&app, &o);
+  std::string error;
+  EXPECT_EQ(parse_run_options(&app, {"-o", "x", "--help"}, &o, &error), Parsed::kHelp);
+  std::string help = app.help();
+  for (const ConfigOption& option : run_config_options()) {
+    if (option.source == OptionSource::kFlag) {
+      std::string flags = option.flags;
+      EXPECT_NE(help.find(flags.substr(flags.rfind("--"))), std::string::npos) << flags;
+    }
+  }
+  EXPECT_NE(help.find("--runs N"), std::string::npos) << help;
+}
+
+TEST(RunOptions, GivenTwiceTheLastCountsAndListsAccumulate) {
+  RunOptions o =
+      parse_ok({"-o", "a.coz", "--output", "b.coz", "-s", "%/a/%", "-s", "%/b/%", "--", "p"});
+  EXPECT_EQ(o.config.output, "b.coz");
+  EXPECT_EQ(o.config.source_scope, (std::vector<std::string>{"%/a/%", "%/b/%"}));
 }
 
 TEST(RunOptions, MalformedValues) {
@@ -115,27 +136,28 @@ TEST(ParseDuration, UnitsAndPlainNanoseconds) {
 TEST(RunOptions, LoadAmplificationAndCommandLinePoints) {
   RunOptions o = parse_ok({"--arrival-speedup", "750us", "--runs", "3", "--progress", "a.c:10",
                            "--progress", "b.c:2", "--sampled-progress", "src/c.c:7", "---", "p"});
-  EXPECT_EQ(o.arrival_speedup_ns, 750000u);
+  EXPECT_EQ(o.config.arrival_speedup_ns, 750000u);
   EXPECT_EQ(o.runs, 3);
-  EXPECT_EQ(o.breakpoint_progress, (std::vector<std::string>{"a.c:10", "b.c:2"}));
-  EXPECT_EQ(o.sampled_progress, (std::vector<std::string>{"src/c.c:7"}));
-  EXPECT_EQ(parse_ok({"--arrival-speedup", "1ms", "---", "p"}).arrival_speedup_ns, 1000000u);
-  EXPECT_EQ(parse_ok({"--arrival-speedup", "250000", "---", "p"}).arrival_speedup_ns, 250000u);
+  EXPECT_EQ(o.config.breakpoint_progress, (std::vector<std::string>{"a.c:10", "b.c:2"}));
+  EXPECT_EQ(o.config.sampled_progress, (std::vector<std::string>{"src/c.c:7"}));
+  EXPECT_EQ(parse_ok({"--arrival-speedup", "1ms", "---", "p"}).config.arrival_speedup_ns, 1000000u);
+  EXPECT_EQ(parse_ok({"--arrival-speedup", "250000", "---", "p"}).config.arrival_speedup_ns,
+            250000u);
   EXPECT_EQ(parse_ok({"--load", "1,1.5,2,3", "---", "p"}).loads,
             (std::vector<double>{1, 1.5, 2, 3}));
   EXPECT_EQ(parse_ok({"--load", "4", "---", "p"}).loads, (std::vector<double>{4}));
 }
 
 TEST(RunOptions, EndToEndSweepMeasuresLoadAlone) {
-  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "---", "p"}).fixed_speedup, 0);
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "---", "p"}).config.fixed_speedup, 0);
   // Not a sweep, not end to end, or a line or speedup asked for: left as given.
-  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "2", "---", "p"}).fixed_speedup, -1);
-  EXPECT_EQ(parse_ok({"--load", "1,2", "---", "p"}).fixed_speedup, -1);
+  EXPECT_EQ(parse_ok({"--end-to-end", "--load", "2", "---", "p"}).config.fixed_speedup, -1);
+  EXPECT_EQ(parse_ok({"--load", "1,2", "---", "p"}).config.fixed_speedup, -1);
   EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-line", "a.c:3", "---", "p"})
-                .fixed_speedup,
+                .config.fixed_speedup,
             -1);
   EXPECT_EQ(parse_ok({"--end-to-end", "--load", "1,2", "--fixed-speedup", "40", "---", "p"})
-                .fixed_speedup,
+                .config.fixed_speedup,
             40);
 }
 

@@ -122,11 +122,5 @@ TEST(Scope, PatternWithoutSlashMatchesBaseName) {
   EXPECT_TRUE(anchored.includes_source("/home/me/src/main.c"));
 }
 
-TEST(Scope, SplitList) {
-  EXPECT_EQ(Scope::split_list("a,b,,c"), (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_TRUE(Scope::split_list("").empty());
-  EXPECT_EQ(Scope::split_list("%"), (std::vector<std::string>{"%"}));
-}
-
 }  // namespace
 }  // namespace coz

@@ -1,0 +1,50 @@
+// What the three commands share about their command lines: CLI11 apps set up one way, one
+// parse step, one-line usage errors and the exit statuses.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace coz::cli {
+
+// Exit statuses of `coz report` and `coz plot`, and of `coz run` before the program runs (after
+// that, `coz run` exits with the program's own status; see run.h for the statuses it adds).
+enum ExitStatus : int {
+  kExitOk = 0,
+  kExitNothingToShow = 1,  // read fine, but no line has enough data (the reason is on stderr)
+  kExitUsage = 2,          // a bad option, or a file that cannot be read
+};
+
+// Sets up a CLI11 app named "coz <command>": -h/--help, and help that reads "usage: <usage>",
+// the description, the options (descriptions wrapped to 80 columns), then `footer`.
+void setup_app(CLI::App* app, const std::string& usage, const std::string& description,
+               const std::string& footer);
+
+// Adds a value option whose `accept` turns the text into a setting, or returns false with a
+// whole one-line message. Given twice, a value option keeps the last; a list option (`repeat`)
+// takes each. Every command's options go through here, so all say "needs a value" the same way.
+CLI::Option* add_value_option(CLI::App* app, const std::string& flags,
+                              const std::string& value_name, const std::string& help, bool repeat,
+                              std::function<bool(const std::string&, std::string*)> accept);
+
+// A switch: `--flag`, never `--flag=value`.
+CLI::Option* add_switch(CLI::App* app, const std::string& flags, const std::string& help,
+                        std::function<void()> set);
+
+enum class Parsed { kOk, kHelp, kError };
+
+// Parses `args` (without the command's name). Words that are not options are left in
+// `*positional` when it is given, and are an error otherwise. kError sets `error` to one line.
+Parsed parse_command_line(CLI::App* app, const std::vector<std::string>& args,
+                          std::vector<std::string>* positional, std::string* error);
+
+// Prints "coz <command>: error: <error>; see coz <command> --help" and returns kExitUsage.
+int usage_error(const CLI::App& app, const std::string& error);
+
+// parse_command_line, then for --help the help on stdout: returns -1 to go on, or the status to
+// exit with (0 after help, kExitUsage after an error).
+int parse_or_exit(CLI::App* app, const std::vector<std::string>& args,
+                  std::vector<std::string>* positional);
+
+}  // namespace coz::cli

@@ -1,0 +1,102 @@
+// Where the installed parts are, relative to the `coz` executable (see install_paths.h).
+#include "common/install_paths.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "output/html_page.h"
+
+#ifndef COZ_BIN_TO_LIB
+#define COZ_BIN_TO_LIB "../lib"
+#endif
+#ifndef COZ_BIN_TO_VIEWER
+#define COZ_BIN_TO_VIEWER "../share/coz-amp/viewer"
+#endif
+
+namespace coz::cli {
+namespace {
+
+bool slurp(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return false;
+  }
+  std::stringstream s;
+  s << in.rdbuf();
+  *out = s.str();
+  return true;
+}
+
+}  // namespace
+
+std::string executable_dir() {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    return "";
+  }
+  std::string path(exe, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+std::string find_runtime(std::string* looked_in) {
+  if (const char* forced = getenv("COZ_RUNTIME")) {
+    *looked_in = forced;
+    return access(forced, R_OK) == 0 ? forced : "";
+  }
+  std::string dir = executable_dir();
+  if (dir.empty()) {
+    return "";
+  }
+  for (const std::string& candidate :
+       {dir + "/" COZ_BIN_TO_LIB "/libcoz.so", dir + "/../lib/libcoz.so", dir + "/libcoz.so"}) {
+    *looked_in += (looked_in->empty() ? "" : ", ") + candidate;
+    if (access(candidate.c_str(), R_OK) == 0) {
+      char real[PATH_MAX];
+      return realpath(candidate.c_str(), real) ? real : candidate;
+    }
+  }
+  return "";
+}
+
+std::string find_viewer(std::string* looked_in) {
+  if (const char* forced = getenv("COZ_VIEWER_DIR")) {
+    *looked_in = forced;
+    return forced;
+  }
+  std::string dir = executable_dir();
+  if (dir.empty()) {
+    return "";
+  }
+  for (const std::string& candidate :
+       {dir + "/" COZ_BIN_TO_VIEWER, dir + "/../share/coz-amp/viewer"}) {
+    *looked_in += (looked_in->empty() ? "" : ", ") + candidate;
+    if (access((candidate + "/index.html").c_str(), R_OK) == 0) {
+      return candidate;
+    }
+  }
+  return "";
+}
+
+bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {
+  if (!slurp(dir + "/index.html", &viewer->index_html) ||
+      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app)) {
+    *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
+    return false;
+  }
+  for (const char* name : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}) {
+    viewer->libs.emplace_back();
+    if (!slurp(dir + "/" + name, &viewer->libs.back())) {
+      *error = std::string("the viewer's ") + name + " is missing from " + dir +
+               ": run `npm ci` in viewer/ (scripts/deps.sh does), then rebuild";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace coz::cli

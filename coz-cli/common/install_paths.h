@@ -1,0 +1,25 @@
+// The parts `coz` finds next to itself: the runtime it preloads and the viewer it inlines, in the
+// build tree or an install tree (COZ_RUNTIME and COZ_VIEWER_DIR override both).
+#pragma once
+
+#include <string>
+
+namespace coz::output {
+struct ViewerFiles;
+}
+
+namespace coz::cli {
+
+// The directory of the running `coz` executable, or empty.
+std::string executable_dir();
+
+// The runtime library, or empty; `looked_in` lists the places tried.
+std::string find_runtime(std::string* looked_in);
+
+// The viewer's directory (it holds index.html), or empty; `looked_in` lists the places tried.
+std::string find_viewer(std::string* looked_in);
+
+// Reads the viewer's files from `dir`. False with a one-line `error` that says how to fix it.
+bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error);
+
+}  // namespace coz::cli
