@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,6 +70,7 @@ void expect_credited_to_call_line(const std::string& program, const std::string&
   // see the samples credited to it.
   std::map<std::string, int> selected;
   uint64_t call_selected_samples = 0;
+  std::set<double> call_speedups;
   for (const Record& e : records_of(profile, RecordKind::kExperiment)) {
     std::string line = e.text("selected");
     selected[line]++;
@@ -76,6 +78,7 @@ void expect_credited_to_call_line(const std::string& program, const std::string&
     EXPECT_EQ(line.compare(0, source.size(), source), 0) << line;
     if (line == call) {
       call_selected_samples += e.u64("selected-samples");
+      call_speedups.insert(std::stod(e.text("speedup")));
     }
   }
   int experiments = 0;
@@ -86,7 +89,9 @@ void expect_credited_to_call_line(const std::string& program, const std::string&
   EXPECT_GE(selected[call] * 2, experiments) << "at least half the experiments on the sort call";
   EXPECT_GT(call_selected_samples, 0u);
 
-  // The ranking (when there is enough to rank) names no system line, and has the call line.
+  // The ranking (when there is enough to rank) names no system line, and has the call line when
+  // that line was tried at its baseline and at least one other speedup (what --min-points 2 asks;
+  // in a 4 s run the random choice of speedups can leave it short, and another line ranked alone).
   auto csv = run_process({COZ_TEST_CLI, "report", "--csv", "--min-points", "2", profile});
   if (csv.status == 1) {
     return;  // too few distinct speedups in one short run: nothing ranked, which is fine here
@@ -108,7 +113,9 @@ void expect_credited_to_call_line(const std::string& program, const std::string&
     EXPECT_FALSE(is_system(line)) << row;
     call_ranked = call_ranked || line == call;
   }
-  EXPECT_TRUE(call_ranked) << csv.out;
+  if (call_speedups.size() >= 2 && call_speedups.count(0.0) != 0) {
+    EXPECT_TRUE(call_ranked) << csv.out;
+  }
 }
 
 TEST(Attribution, CppSortInlinedIntoOneLineIsCreditedToIt) {
