@@ -5,10 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# clang: the fuzz targets (tests/fuzz, libFuzzer with ASan and UBSan) build with it;
+# clang: the fuzz targets (tests/fuzz, libFuzzer with ASan and UBSan) build with it, and
+# libclang-rt-14-dev holds the libFuzzer and sanitizer runtimes they link (a Recommends of clang);
 # clang-format: the style check (tests/format_test.sh); libcli11-dev: the CLI's option parsing.
 packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev clang
-          clang-format libcli11-dev)
+          libclang-rt-14-dev clang-format libcli11-dev)
 
 missing=()
 for p in "${packages[@]}"; do
