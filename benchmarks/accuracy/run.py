@@ -8,6 +8,8 @@ the unmodified program: 1 - P(S)/P(0), P being effective time per visit in the e
 Debian's coz-profiler (0.2), when installed, predicts the same cases from DWARF 3 builds.
 Each repetition runs every level of one configuration back to back; an effect is the median over
 RUNS repetitions of the ratio within a repetition.
+BEFORE=path/to/another/build/bin/coz adds that build's predictions as a column, run interleaved
+with ours (for a change to the runtime: both sides measured in one run).
 """
 import os
 import random
@@ -242,21 +244,27 @@ def print_load_rows(rows):
         print(f"{name:58} {cell(actual.value())} {error_cells(actual, predicted, summary)}")
     print_summary("latency and load", summary)
 
-def print_speedup_rows(rows, have_debian):
+def print_speedup_rows(rows, have_debian, have_before):
     print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent; the "
           f"error's approximate 95% interval by bootstrap (RUNS>={MIN_INTERVAL_RUNS})")
     header = f"{'case':40} {'line':>5} {'actual':>7} {ERROR_HEADER}"
+    if have_before:
+        header += f" {'before':>7} {'error':>6} {'95% interval':>15}"
     if have_debian:
         header += f" {'coz 0.2':>8} {'error':>6} {'95% interval':>15}"
     print(header)
-    ours_summary, coz_summary = new_summary(), new_summary()
-    for name, s, actual, ours_effect, coz_effect in rows:
+    ours_summary, before_summary, coz_summary = new_summary(), new_summary(), new_summary()
+    for name, s, actual, ours_effect, before_effect, coz_effect in rows:
         line = f"{name:40} {int(s * 100):4}% {cell(actual.value())} {error_cells(actual, ours_effect, ours_summary)}"
+        if have_before:
+            line += " " + error_cells(actual, before_effect, before_summary)
         if have_debian:
             cells = error_cells(actual, coz_effect, coz_summary)
             line += " " + (cells.replace("    n/a", " failed", 1) if coz_effect.value() is None else cells)
         print(line)
     print_summary("this project", ours_summary)
+    if have_before:
+        print_summary(f"before ({os.environ['BEFORE']})", before_summary)
     if have_debian:
         print_summary("Debian coz 0.2", coz_summary)
     else:
@@ -264,6 +272,9 @@ def print_speedup_rows(rows, have_debian):
 
 def main():
     coz = os.path.join(ROOT, "build", "bin", "coz")
+    before_coz = os.environ.get("BEFORE")
+    if before_coz and not os.access(before_coz, os.X_OK):
+        raise SystemExit(f"BEFORE={before_coz} is not an executable coz: give a build's bin/coz")
     have_debian = shutil.which("coz") is not None and os.path.exists("/usr/lib/coz-profiler/libcoz.so")
     work = os.path.join(HERE, "work")
     os.makedirs(work, exist_ok=True)
@@ -282,22 +293,27 @@ def main():
         real = {s: [] for s in levels}
         ours = {s: [] for s in levels}
         theirs = {s: [] for s in levels}
+        before = {s: [] for s in levels}
         for _ in range(RUNS):  # each configuration's levels back to back, so pairs are close in time
             for s in levels:
                 real[s].append(real_period(ours_bin, s))
             for s in levels:
                 ours[s].append(ours_period(coz, ours_bin, line_spec, s, scratch))
+            if before_coz:
+                for s in levels:
+                    before[s].append(ours_period(before_coz, ours_bin, line_spec, s, scratch))
             if have_debian:
                 for s in levels:
                     theirs[s].append(debian_period(coz_bin, line_spec, s, scratch))
         for s in SPEEDUPS:
-            rows.append((name, s, effect(real, s), effect(ours, s), effect(theirs, s) if have_debian else None))
+            rows.append((name, s, effect(real, s), effect(ours, s), effect(before, s) if before_coz else None,
+                         effect(theirs, s) if have_debian else None))
         sys.stderr.write(f"done: {name}\n")
     amplification_rows = [] if os.environ.get("SKIP_LOAD") else load_cases(coz, work, scratch)
     shutil.rmtree(scratch, ignore_errors=True)
 
     if rows:
-        print_speedup_rows(rows, have_debian)
+        print_speedup_rows(rows, have_debian, bool(before_coz))
     if amplification_rows:
         print_load_rows(amplification_rows)
 
