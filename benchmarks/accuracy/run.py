@@ -8,8 +8,9 @@ the unmodified program: 1 - P(S)/P(0), P being effective time per visit in the e
 Debian's coz-profiler (0.2), when installed, predicts the same cases from DWARF 3 builds.
 Each repetition runs every level of one configuration back to back; an effect is the median over
 RUNS repetitions of the ratio within a repetition.
-BEFORE=path/to/another/build/bin/coz adds that build's predictions as a column, run interleaved
-with ours (for a change to the runtime: both sides measured in one run).
+SKIP_DEBIAN=1 leaves Debian's coz out; BEFORE=path/to/another/build/bin/coz (several, comma-separated)
+adds each build's predictions as a column, run interleaved with ours (for a change to the runtime:
+both sides measured in one run).
 """
 import os
 import random
@@ -31,9 +32,14 @@ CASES = [  # name, source, extra compile flags, marker of the line to speed up
     ("fork-join, marked in longer thread", "fork_join.c", ["-DMARK_LONG"], "MARKED:long"),
     ("fork-join, marked in shorter thread", "fork_join.c", [], "MARKED:short"),
     ("pipeline over bounded queue", "pipeline.c", [], "MARKED"),
-    ("mutex critical section dominates", "critical.c", [], "MARKED"),
+    ("mutex critical section dominates", "lock_pair.c", ["-DMARK_SECTION"], "MARKED:section"),
     ("semaphore pool", "sem_pool.c", [], "MARKED"),
     ("hot line in one phase only", "phase.c", [], "MARKED"),
+    # Real synchronisation: work beside a lock, spin-then-block barriers, contention.
+    ("beside a lock, long sections", "lock_pair.c", ["-DLONG_SECTIONS"], "MARKED:private"),
+    ("beside a lock, short sections", "lock_pair.c", [], "MARKED:private"),
+    ("spin-then-block barrier, parallel loop", "barrier.c", [], "MARKED"),
+    ("contention: faster lookups collide more", "lock_pair.c", ["-DCONTENTION"], "MARKED:private"),
 ]
 
 def build(work, source, flags, debug, suffix):
@@ -244,27 +250,28 @@ def print_load_rows(rows):
         print(f"{name:58} {cell(actual.value())} {error_cells(actual, predicted, summary)}")
     print_summary("latency and load", summary)
 
-def print_speedup_rows(rows, have_debian, have_before):
+def print_speedup_rows(rows, have_debian, befores):
     print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent; the "
           f"error's approximate 95% interval by bootstrap (RUNS>={MIN_INTERVAL_RUNS})")
     header = f"{'case':40} {'line':>5} {'actual':>7} {ERROR_HEADER}"
-    if have_before:
-        header += f" {'before':>7} {'error':>6} {'95% interval':>15}"
+    for i in range(len(befores)):
+        header += f" {'before' + (str(i + 1) if len(befores) > 1 else ''):>7} {'error':>6} {'95% interval':>15}"
     if have_debian:
         header += f" {'coz 0.2':>8} {'error':>6} {'95% interval':>15}"
     print(header)
-    ours_summary, before_summary, coz_summary = new_summary(), new_summary(), new_summary()
-    for name, s, actual, ours_effect, before_effect, coz_effect in rows:
+    ours_summary, coz_summary = new_summary(), new_summary()
+    before_summaries = [new_summary() for _ in befores]
+    for name, s, actual, ours_effect, before_effects, coz_effect in rows:
         line = f"{name:40} {int(s * 100):4}% {cell(actual.value())} {error_cells(actual, ours_effect, ours_summary)}"
-        if have_before:
-            line += " " + error_cells(actual, before_effect, before_summary)
+        for before_effect, summary in zip(before_effects, before_summaries):
+            line += " " + error_cells(actual, before_effect, summary)
         if have_debian:
             cells = error_cells(actual, coz_effect, coz_summary)
             line += " " + (cells.replace("    n/a", " failed", 1) if coz_effect.value() is None else cells)
         print(line)
     print_summary("this project", ours_summary)
-    if have_before:
-        print_summary(f"before ({os.environ['BEFORE']})", before_summary)
+    for i, (path, summary) in enumerate(zip(befores, before_summaries)):
+        print_summary(f"before{str(i + 1) if len(befores) > 1 else ''} ({path})", summary)
     if have_debian:
         print_summary("Debian coz 0.2", coz_summary)
     else:
@@ -272,10 +279,12 @@ def print_speedup_rows(rows, have_debian, have_before):
 
 def main():
     coz = os.path.join(ROOT, "build", "bin", "coz")
-    before_coz = os.environ.get("BEFORE")
-    if before_coz and not os.access(before_coz, os.X_OK):
-        raise SystemExit(f"BEFORE={before_coz} is not an executable coz: give a build's bin/coz")
-    have_debian = shutil.which("coz") is not None and os.path.exists("/usr/lib/coz-profiler/libcoz.so")
+    befores = [p for p in os.environ.get("BEFORE", "").split(",") if p]
+    for path in befores:
+        if not os.access(path, os.X_OK):
+            raise SystemExit(f"BEFORE: {path} is not an executable coz: give a build's bin/coz")
+    have_debian = (shutil.which("coz") is not None and os.path.exists("/usr/lib/coz-profiler/libcoz.so")
+                   and not os.environ.get("SKIP_DEBIAN"))
     work = os.path.join(HERE, "work")
     os.makedirs(work, exist_ok=True)
     scratch = tempfile.mkdtemp()
@@ -293,27 +302,27 @@ def main():
         real = {s: [] for s in levels}
         ours = {s: [] for s in levels}
         theirs = {s: [] for s in levels}
-        before = {s: [] for s in levels}
+        before = [{s: [] for s in levels} for _ in befores]
         for _ in range(RUNS):  # each configuration's levels back to back, so pairs are close in time
             for s in levels:
                 real[s].append(real_period(ours_bin, s))
             for s in levels:
                 ours[s].append(ours_period(coz, ours_bin, line_spec, s, scratch))
-            if before_coz:
+            for path, periods in zip(befores, before):
                 for s in levels:
-                    before[s].append(ours_period(before_coz, ours_bin, line_spec, s, scratch))
+                    periods[s].append(ours_period(path, ours_bin, line_spec, s, scratch))
             if have_debian:
                 for s in levels:
                     theirs[s].append(debian_period(coz_bin, line_spec, s, scratch))
         for s in SPEEDUPS:
-            rows.append((name, s, effect(real, s), effect(ours, s), effect(before, s) if before_coz else None,
+            rows.append((name, s, effect(real, s), effect(ours, s), [effect(b, s) for b in before],
                          effect(theirs, s) if have_debian else None))
         sys.stderr.write(f"done: {name}\n")
     amplification_rows = [] if os.environ.get("SKIP_LOAD") else load_cases(coz, work, scratch)
     shutil.rmtree(scratch, ignore_errors=True)
 
     if rows:
-        print_speedup_rows(rows, have_debian, bool(before_coz))
+        print_speedup_rows(rows, have_debian, befores)
     if amplification_rows:
         print_load_rows(amplification_rows)
 

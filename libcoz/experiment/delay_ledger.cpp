@@ -41,12 +41,13 @@ uint64_t DelayLedger::absorb(LocalDelays& local, uint64_t faster_ns) {
   return 0;
 }
 
-uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised) {
+uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised,
+                              uint64_t carry_ns) {
   uint64_t rose = absorb(local, faster_ns);
   if (raised) {
     *raised = rose;
   }
-  return take_owed(local);
+  return take_owed(local, carry_ns);
 }
 
 uint64_t DelayLedger::owed(const LocalDelays& local) const {
@@ -61,15 +62,15 @@ uint64_t DelayLedger::owed(const LocalDelays& local) const {
   return unpack_ns(global) > local.ns ? unpack_ns(global) - local.ns : 0;
 }
 
-uint64_t DelayLedger::take_owed(LocalDelays& local) {
+uint64_t DelayLedger::take_owed(LocalDelays& local, uint64_t carry_ns) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
   uint64_t total = unpack_ns(global);
-  if (!active() || total <= local.ns) {
+  if (!active() || total <= local.ns || total - local.ns <= carry_ns) {
     return 0;
   }
-  uint64_t owed = total - local.ns;
-  local.ns = total;
+  uint64_t owed = total - local.ns - carry_ns;
+  local.ns = total - carry_ns;
   return owed;
 }
 

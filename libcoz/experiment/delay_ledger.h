@@ -49,13 +49,15 @@ class DelayLedger {
   // arrival speedups): returns the nanoseconds it must pause now (the caller pauses, then
   // reports with paused()).
   // `raised`, if given, receives how much the global total rose.
-  uint64_t advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised = nullptr);
+  // `carry_ns` of the debt may stay owed (see DelayProtocol: one sample's worth).
+  uint64_t advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised = nullptr,
+                   uint64_t carry_ns = 0);
   uint64_t on_samples(LocalDelays& local, uint64_t selected) {
     return advance(local, selected * delay_ns());
   }
-  // The nanoseconds this thread owes now (for catching up before it blocks or wakes another);
-  // marks them as taken, so the caller must pause for them.
-  uint64_t take_owed(LocalDelays& local);
+  // The nanoseconds this thread owes now beyond `carry_ns` (for catching up before it blocks or
+  // wakes another); marks them as taken, so the caller must pause for them.
+  uint64_t take_owed(LocalDelays& local, uint64_t carry_ns = 0);
   // The nanoseconds this thread owes, without taking them.
   uint64_t owed(const LocalDelays& local) const;
   // A thread woken by another is credited with every delay inserted so far (Coz's rule, used

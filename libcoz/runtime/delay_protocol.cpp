@@ -29,13 +29,15 @@ void DelayProtocol::on_signal(ThreadDelays& t) {
     return;  // a hook is working on the delays; it picks the samples up
   }
   if (t.locks_held > 0 && experiment_.ledger.active()) {
-    // Holding a lock: count the samples now, pay at the release (unless the debt grows large).
+    // Holding a lock: count the samples now and pay what was run up while holding it; the debt
+    // carried in waits for the release (unless the debt grows large).
     inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
     if (experiment_.ledger.owed(t.delays) < kMaxDeferredNs) {
+      pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
       return;
     }
   }
-  settle(t);
+  settle(t, carry());
 }
 
 uint64_t DelayProtocol::own_speedup_ns(ThreadDelays& t) {
@@ -67,13 +69,13 @@ uint64_t DelayProtocol::own_speedup_ns(ThreadDelays& t) {
   return ns;
 }
 
-void DelayProtocol::settle(ThreadDelays& t) {
+void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns) {
   uint64_t faster = own_speedup_ns(t);
   if (!experiment_.ledger.active()) {
     return;  // no experiment
   }
   uint64_t raised = 0;
-  uint64_t owed = experiment_.ledger.advance(t.delays, faster, &raised);
+  uint64_t owed = experiment_.ledger.advance(t.delays, faster, &raised, carry_ns);
   inserted(raised);
   pause(t, owed);
 }
@@ -101,17 +103,21 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
 
-void DelayProtocol::catch_up(ThreadDelays& t) {
+void DelayProtocol::catch_up(ThreadDelays& t, uint64_t carry_ns) {
   if (!experiment_.ledger.active() || t.locks_held > 0) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
   with_delays(t, [&] {
     env_.collect(t);
-    settle(t);
+    settle(t, carry_ns);
   });
   if (t.pending_selected != 0) {  // samples that arrived meanwhile
-    catch_up(t);
+    catch_up(t, carry_ns);
   }
+}
+
+void DelayProtocol::catch_up(ThreadDelays& t) {
+  catch_up(t, carry());
 }
 
 void DelayProtocol::catch_up_fully(ThreadDelays& t) {
@@ -121,15 +127,39 @@ void DelayProtocol::catch_up_fully(ThreadDelays& t) {
     if (t.in_ledger) {
       return;  // called from a signal handler inside another hook: that hook owns the delays
     }
-    catch_up(t);
+    catch_up(t, 0);
     if (t.locks_held > 0 || experiment_.ledger.owed(t.delays) == 0) {
       return;
     }
   }
 }
 
+void DelayProtocol::lock_acquired(ThreadDelays& t) {
+  if (t.locks_held++ == 0) {
+    note_lock_debt(t);
+  }
+}
+
+void DelayProtocol::note_lock_debt(ThreadDelays& t) {
+  if (!experiment_.ledger.active()) {
+    return;
+  }
+  with_delays(t, [&] {
+    t.lock_debt_ns = experiment_.ledger.owed(t.delays);
+    t.lock_epoch = experiment_.ledger.epoch();
+  });
+}
+
+void DelayProtocol::pay_run_up_holding(ThreadDelays& t) {
+  env_.collect(t);
+  inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
+  pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
+}
+
 void DelayProtocol::before_block(ThreadDelays& t) {
-  catch_up(t);
+  // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
+  // which would forgive what it ran up before it blocked.
+  catch_up(t, 0);
   t.block_start_ns = env_.now_ns();
   // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up while
   // it was running, not while blocked: no wake may forgive it.
@@ -147,9 +177,14 @@ void DelayProtocol::before_wake(ThreadDelays& t, const void* key) {
     return;
   }
   with_delays(t, [&] {
-    // Up to date, so the woken thread is credited with every delay inserted while it waited.
-    env_.collect(t);
-    inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
+    // Up to date, so the woken thread is credited with every delay inserted while it waited. A
+    // lock holder first pays what it ran up holding the lock, so its waiters wait for it too.
+    if (t.locks_held > 0) {
+      pay_run_up_holding(t);
+    } else {
+      env_.collect(t);
+      inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
+    }
     experiment_.handoffs.publish(key, t.delays.epoch, t.delays.ns);
   });
 }
@@ -163,9 +198,15 @@ void DelayProtocol::after_block(ThreadDelays& t, const void* key, bool woken) {
       t.blocked_ns += blocked;
     }
   }
-  if (!woken || !experiment_.ledger.active()) {
-    return;
+  if (woken && experiment_.ledger.active()) {
+    credit_woken(t, key, blocked);
   }
+  if (t.locks_held > 0) {
+    note_lock_debt(t);  // back from a wait holding its lock (cond_wait): as if taken afresh
+  }
+}
+
+void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t blocked) {
   with_delays(t, [&] {
     // Credited up to the waker's total (the global total when the waker is unknown). Under load
     // amplification, also never more than the time spent blocked: an arrival's speedup lands on

@@ -4,13 +4,26 @@
 // totals; this class decides when each thread moves them.
 //
 // The rules:
-// - A thread pays what it owes before it blocks and after it releases, never while it holds a
-//   lock (others would wait on it in real time); a thread holding locks pays only once its debt
-//   passes kMaxDeferredNs.
+// - A thread pays what it owes before it blocks and after it releases. Holding a lock, it tells
+//   its debt apart by when it was run up. What it owed as it took its outermost lock (debt
+//   carried in) waits for the release: that selected-line time ran before it took the lock, and
+//   paying it inside would hold up every waiter in real time (the critical-section line itself).
+//   What other threads' selected-line runs add while it holds the lock is paid as it comes (at its
+//   samples) and before it releases or signals: in the virtual world those runs were faster, so
+//   this critical section is longer relative to them, and whoever waits on the lock must wait that
+//   much longer (work beside a dominating lock; deferring it past the release hid it entirely).
+//   Carried-in debt is paid holding a lock only once the debt passes kMaxDeferredNs.
 // - A thread about to release or signal publishes its count on the primitive (handoff_table.h);
 //   a thread woken through that primitive is credited up to that count, but never forgiven what
 //   it owed when it blocked while holding a lock (block debt); under load amplification a credit
 //   is also capped by the time spent blocked.
+// - At a sample or a non-blocking hook a thread pays only what it owes beyond one selected-line
+//   sample's worth (carry()). Delay is handed out a sample at a time, so threads that all run the
+//   selected line are each one sample ahead in turn: paying that at every hook serialised their
+//   pauses wherever they meet often (barriers thousands of times a second) and hid most of a
+//   parallel speedup. The carry absorbs that turn-taking; a thread behind by more still pays at
+//   once. Before it blocks, and in catch_up_fully() (after a sleep, at exit), it pays all: a wake
+//   may credit it up to its waker's count, which would forgive what it ran up before.
 // - Each pause is measured: nanosleep's overshoot is carried (DelayLedger::excess) and learnt
 //   (a moving average), so later sleeps ask for less.
 //
@@ -41,6 +54,8 @@ struct ThreadDelays {
   uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
   uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
   uint64_t block_epoch = 0;         // the experiment that debt belongs to
+  uint64_t lock_debt_ns = 0;        // owed as it took its outermost lock (paid after the release)
+  uint64_t lock_epoch = 0;          // the experiment that debt belongs to
 
   // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
   // thread reuses them by name) and how it turns arrivals into speedup.
@@ -74,7 +89,8 @@ class DelayProtocol {
 
   // The sample signal: counts the samples; pays now unless a lock is held (or a hook is busy).
   void on_signal(ThreadDelays& t);
-  void lock_acquired(ThreadDelays& t) { t.locks_held++; }
+  // Counts the lock; taking the outermost one notes the debt carried in.
+  void lock_acquired(ThreadDelays& t);
   void lock_released(ThreadDelays& t) {
     if (t.locks_held > 0) {
       t.locks_held--;
@@ -88,7 +104,8 @@ class DelayProtocol {
   // About to block: pays what is owed (or keeps it as block debt when a lock is held) and notes
   // the time.
   void before_block(ThreadDelays& t);
-  // About to release or signal `key`: publishes this thread's count on it.
+  // About to release or signal `key`: publishes this thread's count on it (holding a lock, after
+  // paying what was run up while holding it).
   void before_wake(ThreadDelays& t, const void* key);
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
@@ -99,8 +116,23 @@ class DelayProtocol {
   uint64_t paused_ns() const { return paused_ns_.load(std::memory_order_relaxed); }
 
  private:
-  // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes.
-  void settle(ThreadDelays& t);
+  // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes
+  // beyond `carry_ns`.
+  void settle(ThreadDelays& t, uint64_t carry_ns);
+  void catch_up(ThreadDelays& t, uint64_t carry_ns);
+  // Holding a lock: pays what was run up since the outermost lock was taken (see the rules).
+  void pay_run_up_holding(ThreadDelays& t);
+  // The debt carried into the outermost lock that is still to be paid after its release.
+  uint64_t lock_debt(const ThreadDelays& t) const {
+    return t.lock_epoch == experiment_.ledger.epoch() ? t.lock_debt_ns : 0;
+  }
+  // Credits a thread woken through `key` (see after_block) after `blocked` ns.
+  void credit_woken(ThreadDelays& t, const void* key, uint64_t blocked);
+  // Notes what the thread owes now as the debt it holds its locks with.
+  void note_lock_debt(ThreadDelays& t);
+  // What a thread may leave owed when it pays at a sample or a hook: one selected-line sample's
+  // worth (see the rules above).
+  uint64_t carry() const { return experiment_.ledger.delay_ns(); }
   // The virtual speedup this thread earned since it last asked.
   uint64_t own_speedup_ns(ThreadDelays& t);
   void pause(ThreadDelays& t, uint64_t ns);

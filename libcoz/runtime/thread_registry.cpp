@@ -41,6 +41,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->pending_selected = 0;
   s->in_ledger = false;
   s->locks_held = 0;
+  s->lock_debt_ns = 0;
   s->paused_ns = 0;
   s->blocked_ns = 0;
   s->block_start_ns = 0;

@@ -29,6 +29,18 @@ TEST(DelayLedger, OneThreadNeverPausesForItself) {
   EXPECT_EQ(ledger.global_ns() / kDelay, 5u);
 }
 
+TEST(DelayLedger, TakeOwedLeavesTheCarry) {
+  DelayLedger ledger;
+  ledger.begin(kDelay);
+  LocalDelays a, b;
+  ledger.on_samples(a, 3);
+  EXPECT_EQ(ledger.take_owed(b, kDelay), 2 * kDelay);
+  EXPECT_EQ(ledger.owed(b), kDelay) << "one delay left owed";
+  EXPECT_EQ(ledger.take_owed(b, kDelay), 0u) << "nothing beyond the carry";
+  EXPECT_EQ(ledger.take_owed(b), kDelay);
+  EXPECT_EQ(ledger.owed(b), 0u);
+}
+
 TEST(DelayLedger, OtherThreadsPayTheDifference) {
   DelayLedger ledger;
   ledger.begin(kDelay);

@@ -68,9 +68,30 @@ TEST_F(DelayProtocolTest, ASpedUpLinePausesTheOtherThreadsOnly) {
   EXPECT_EQ(experiment.ledger.global_ns(), 3 * kMs);
   EXPECT_EQ(env.inserted_total, 3 * kMs);
   protocol.catch_up(b);
-  EXPECT_EQ(env.slept_total(), 3 * kMs) << "b pays a's three samples at its next chance";
+  EXPECT_EQ(env.slept_total(), 2 * kMs)
+      << "b pays a's three samples at its next chance, less one sample's worth it may carry";
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs) << "paying in full (after a sleep, at exit) pays it too";
   EXPECT_EQ(b.paused_ns, 3 * kMs);
   EXPECT_EQ(protocol.paused_ns(), 3 * kMs);
+}
+
+TEST_F(DelayProtocolTest, TwoThreadsRunningTheLineTogetherPauseNeither) {
+  // Both threads run the selected line and hit hooks between their samples (a parallel loop
+  // between barriers): each is one sample ahead in turn. Paying that at every hook would turn
+  // a parallel speedup into serial pauses; the sample's worth each may carry absorbs it.
+  begin(50);
+  for (int i = 0; i < 20; i++) {
+    sample(a, 1);
+    protocol.catch_up(b);
+    sample(b, 1);
+    protocol.catch_up(a);
+  }
+  EXPECT_TRUE(env.slept.empty());
+  EXPECT_EQ(experiment.ledger.global_ns(), 20 * kMs / 2);
+  sample(a, 3);  // a pulls ahead by more than one sample: b pays the excess
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept_total(), 2 * kMs / 2);
 }
 
 TEST_F(DelayProtocolTest, ABaselineKeepsAccountsButNeverPauses) {
@@ -84,32 +105,68 @@ TEST_F(DelayProtocolTest, ABaselineKeepsAccountsButNeverPauses) {
   EXPECT_EQ(experiment.ledger.global_ns(), 0u);
 }
 
-TEST_F(DelayProtocolTest, AThreadHoldingALockPaysAtItsLastRelease) {
+TEST_F(DelayProtocolTest, DebtCarriedIntoALockIsPaidAfterItsLastRelease) {
   begin(100);
+  sample(a, 2);  // b owes a's 2 ms before it takes its locks
   protocol.lock_acquired(b);
   protocol.lock_acquired(b);  // nested
-  sample(a, 2);
-  sample(b, 0);  // b's own signal while it holds the locks: counts, does not pause
+  sample(b, 0);               // b's own signal while it holds the locks: counts, does not pause
   protocol.catch_up(b);
-  EXPECT_TRUE(env.slept.empty()) << "never pauses while others may wait on its lock";
+  EXPECT_TRUE(env.slept.empty()) << "debt carried in is never paid while others may wait";
   protocol.lock_released(b);
   protocol.catch_up(b);
   EXPECT_TRUE(env.slept.empty()) << "one lock still held";
   protocol.lock_released(b);
   protocol.catch_up(b);  // after_release of the last lock
-  EXPECT_EQ(env.slept_total(), 2 * kMs);
+  EXPECT_EQ(env.slept_total(), 2 * kMs - kMs) << "less the sample's worth it may carry";
+}
+
+TEST_F(DelayProtocolTest, DebtRunUpHoldingALockIsPaidBeforeItsRelease) {
+  // Work beside a lock: a runs the line while b holds the lock. In the virtual world b's
+  // critical section is that much longer against a's work, and its waiters wait for it.
+  begin(100);
+  sample(a, 1);
+  protocol.lock_acquired(b);  // carries 1 ms in
+  sample(a, 2);               // run up while b holds the lock
+  sample(b, 0);
+  EXPECT_EQ(env.slept_total(), 2 * kMs) << "paid at b's sample, holding the lock";
+  sample(a, 3);
+  int key = 0;
+  protocol.before_wake(b, &key);  // unlocking: pays what was run up, then publishes
+  EXPECT_EQ(env.slept_total(), 5 * kMs);
+  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 5 * kMs)
+      << "the count published covers all but the carried-in debt";
+  protocol.lock_released(b);
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 6 * kMs) << "the carried-in debt after the release";
+}
+
+TEST_F(DelayProtocolTest, AWaitHoldingTheLockCarriesWhatItStillOwesAfterCredit) {
+  begin(100);
+  protocol.lock_acquired(b);
+  protocol.before_block(b);  // cond_wait: blocks holding the mutex, owing nothing
+  sample(a, 2);
+  int key = 0;
+  protocol.before_wake(a, &key);  // publishes 2 ms
+  sample(a, 1);                   // after the wake: not credited
+  protocol.after_block(b, &key, true);
+  sample(b, 0);
+  EXPECT_TRUE(env.slept.empty()) << "what it owes on return is carried in, as at a lock";
+  protocol.lock_released(b);
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 1 * kMs);
 }
 
 TEST_F(DelayProtocolTest, ALockHolderPaysOnceItsDebtPassesTheBound) {
   begin(100);
-  protocol.lock_acquired(b);
   sample(a, DelayProtocol::kMaxDeferredNs / kMs - 1);
+  protocol.lock_acquired(b);  // carried in
   sample(b, 0);
   EXPECT_TRUE(env.slept.empty());
   sample(a, 1);
   sample(b, 0);
-  EXPECT_EQ(env.slept_total(), DelayProtocol::kMaxDeferredNs)
-      << "a debt that large is paid even holding a lock";
+  EXPECT_EQ(env.slept_total(), DelayProtocol::kMaxDeferredNs - kMs)
+      << "a debt that large is paid even holding a lock (less the sample's worth it carries)";
 }
 
 TEST_F(DelayProtocolTest, AWokenThreadIsCreditedUpToWhatItsWakerPublished) {
@@ -126,13 +183,21 @@ TEST_F(DelayProtocolTest, AWokenThreadIsCreditedUpToWhatItsWakerPublished) {
 TEST_F(DelayProtocolTest, AWakerThatIsBehindCreditsOnlyWhatItPublished) {
   begin(100);
   ThreadDelays c;
-  sample(c, 6);  // a third thread raises the total to 6 ms
   protocol.before_block(b);
+  sample(c, 6);  // a third thread raises the total to 6 ms while b waits
   int key = 0;
   protocol.before_wake(a, &key);  // a has paid nothing yet: publishes 0
   protocol.after_block(b, &key, true);
-  protocol.catch_up(b);
+  protocol.catch_up_fully(b);
   EXPECT_EQ(env.slept_total(), 6 * kMs) << "no credit beyond the waker's own count";
+}
+
+TEST_F(DelayProtocolTest, AThreadPaysInFullBeforeItBlocks) {
+  // The sample's worth it may carry elsewhere is paid too: a wake could credit it away.
+  begin(100);
+  sample(a, 3);
+  protocol.before_block(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs);
 }
 
 TEST_F(DelayProtocolTest, ATimedOutWaitEarnsNoCredit) {
@@ -142,7 +207,7 @@ TEST_F(DelayProtocolTest, ATimedOutWaitEarnsNoCredit) {
   int key = 0;
   protocol.before_wake(a, &key);
   protocol.after_block(b, &key, false);
-  protocol.catch_up(b);
+  protocol.catch_up_fully(b);
   EXPECT_EQ(env.slept_total(), 2 * kMs);
 }
 
@@ -157,7 +222,7 @@ TEST_F(DelayProtocolTest, DebtRunUpWhileHoldingALockIsNotForgivenByAWake) {
   protocol.before_wake(a, &key);
   protocol.after_block(b, &key, true);
   protocol.lock_released(b);
-  protocol.catch_up(b);
+  protocol.catch_up_fully(b);
   EXPECT_EQ(env.slept_total(), 3 * kMs)
       << "credited the 2 ms inserted while blocked, not the 3 ms owed before";
 }
@@ -193,7 +258,7 @@ TEST_F(DelayProtocolTest, ASignalInsideAHookOnlyCounts) {
   EXPECT_TRUE(env.slept.empty());
   EXPECT_EQ(b.pending_selected, 1u) << "left for the hook to give to the ledger";
   b.in_ledger = false;
-  protocol.catch_up(b);
+  protocol.catch_up_fully(b);
   EXPECT_EQ(env.slept_total(), 1 * kMs) << "a's 2 ms less b's own 1 ms";
 }
 
