@@ -15,7 +15,9 @@ the COZ_SPIN_LINE) into a hot path of each, and builds them.
     full COZ_SPIN (1 - P(s)/P(0), P the time per visit in the experiment record), ours and Debian's
     Coz 0.2 (DWARF 3 builds) in the same interleaved repetitions. Errors (predicted - real, in
     points) with approximate 95% bootstrap intervals from benchmarks/accuracy/run.py (RUNS>=5).
-RUNS=N (default 5), PROGRAMS=sqlite,zstd,ripgrep, COZ=path/to/coz, SKIP_ATTR=1, SKIP_ACC=1.
+RUNS=N (default 5), PROGRAMS=sqlite,zstd,ripgrep, COZ=path/to/coz, SKIP_ATTR=1, SKIP_ACC=1;
+BEFORE=path/to/another/build/bin/coz puts that build in the peer column instead of Debian's Coz
+(for a change to the runtime: both measured in one run, interleaved).
 """
 import glob
 import json
@@ -42,6 +44,8 @@ _spec.loader.exec_module(acc)
 RUNS = int(os.environ.get("RUNS", "5"))
 COZ = os.environ.get("COZ", os.path.join(ROOT, "build", "bin", "coz"))
 DEBIAN = "/usr/bin/coz" if os.path.exists("/usr/bin/coz") and os.path.exists("/usr/lib/coz-profiler/libcoz.so") else None
+BEFORE = os.environ.get("BEFORE")
+PEER, PEER_NAME = (BEFORE, "before") if BEFORE else (DEBIAN, "coz 0.2")
 LEVELS = [0.0, 0.5, 1.0]
 RIPGREP_WORKSPACE = ("grep-", "ignore-", "globset-")  # ripgrep's own crates, published separately
 
@@ -174,7 +178,7 @@ def predicted_period(tool, binary, args, env, line, speedup, scratch):
     if os.path.exists(profile):
         os.remove(profile)
     cmd = [tool, "run", "--end-to-end", "--fixed-line", line, "--fixed-speedup", str(int(speedup * 100))]
-    if tool == COZ:
+    if tool in (COZ, BEFORE):
         cmd += ["-o", profile]
     subprocess.run(cmd + ["---", binary, *args], env=env, cwd=scratch,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -198,9 +202,10 @@ def accuracy(name, info, wl, scratch):
         env = dict(os.environ, **env0, COZ_SPIN=str(spin))
         for s in LEVELS:
             ours[s].append(predicted_period(COZ, info["ours"], args, env, info["line"], s, scratch))
-        if DEBIAN:
+        if PEER:
+            binary = info["ours"] if BEFORE else info["dwarf3"]
             for s in LEVELS:
-                theirs[s].append(predicted_period(DEBIAN, info["dwarf3"], args, env, info["line"], s, scratch))
+                theirs[s].append(predicted_period(PEER, binary, args, env, info["line"], s, scratch))
         log(f"{name}: repetition {r + 1}/{RUNS}: real {[round(real[s][-1], 2) for s in LEVELS]} s")
     share = acc.effect(real, 1.0).value()
     return {s: (acc.effect(real, s), acc.effect(ours, s), acc.effect(theirs, s)) for s in (0.5, 1.0)}, share
@@ -252,8 +257,8 @@ def main():
               f"--fixed-speedup predictions; medians over {RUNS} repetitions; error = predicted - real, points; "
               f"95% bootstrap interval with RUNS>={acc.MIN_INTERVAL_RUNS}")
     header = f"{'program':8} {'line':44} {'attr':>4} {'speedup':>7} {'real':>6} {'ours':>6} {'error':>6} {'95% interval':>15}"
-    if DEBIAN:
-        header += f" {'coz 0.2':>7} {'error':>6} {'95% interval':>15}"
+    if PEER:
+        header += f" {PEER_NAME:>7} {'error':>6} {'95% interval':>15}"
     print(header)
     ours_sum, coz_sum = acc.new_summary(), acc.new_summary()
     for name, info in programs.items():
@@ -267,13 +272,13 @@ def main():
             v = actual.value()
             line = (f"{name:8} {info['line']:44} {attr_cell:>4} {int(s * 100):6}% {'n/a' if v is None else f'{v:.1f}':>6} "
                     f"{acc.cell(ours.value()).strip():>6} {err_cell(actual, ours, ours_sum)}")
-            if DEBIAN:
+            if PEER:
                 c = theirs.value()
                 line += f" {'failed' if c is None else f'{c:.1f}':>7} {err_cell(actual, theirs, coz_sum)}"
             print(line)
     acc.print_summary("this project", ours_sum)
-    if DEBIAN:
-        acc.print_summary("Debian coz 0.2", coz_sum)
+    if PEER:
+        acc.print_summary(f"before ({BEFORE})" if BEFORE else "Debian coz 0.2", coz_sum)
     print(f"total time {time.monotonic() - t0:.0f} s")
 
 if __name__ == "__main__":
