@@ -50,8 +50,11 @@ uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns, uint64_t* 
   return take_owed(local, carry_ns);
 }
 
-uint64_t DelayLedger::owed(const LocalDelays& local) const {
+uint64_t DelayLedger::owed(const LocalDelays& local, uint64_t* epoch) const {
   uint64_t global = global_.load(std::memory_order_acquire);
+  if (epoch) {
+    *epoch = unpack_epoch(global);
+  }
   if (!active()) {
     return 0;
   }

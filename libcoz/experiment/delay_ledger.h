@@ -58,8 +58,9 @@ class DelayLedger {
   // The nanoseconds this thread owes now beyond `carry_ns` (for catching up before it blocks or
   // wakes another); marks them as taken, so the caller must pause for them.
   uint64_t take_owed(LocalDelays& local, uint64_t carry_ns = 0);
-  // The nanoseconds this thread owes, without taking them.
-  uint64_t owed(const LocalDelays& local) const;
+  // The nanoseconds this thread owes, without taking them; `epoch`, if given, receives the
+  // experiment they belong to (read with them).
+  uint64_t owed(const LocalDelays& local, uint64_t* epoch = nullptr) const;
   // A thread woken by another is credited with every delay inserted so far (Coz's rule, used
   // where the waker is unknown: COZ_POST_BLOCK).
   void credit(LocalDelays& local);

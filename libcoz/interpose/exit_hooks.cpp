@@ -7,7 +7,7 @@ using coz::real;
 namespace api = coz::hooks_api;
 
 COZ_EXPORT void exit(int status) noexcept {
-  api::catch_up();
+  api::catch_up_fully();  // leaving: pays all it owes, as at thread exit
   real().exit(status);
   __builtin_unreachable();
 }

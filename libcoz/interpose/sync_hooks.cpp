@@ -126,7 +126,7 @@ COZ_EXPORT int sem_wait(sem_t* s) {
     return -1;
   }
   errno = saved;
-  coz::hooks_api::catch_up();  // pay before blocking
+  coz::hooks_api::before_block();  // pay in full before blocking
   int rc = real().sem_wait(s);
   saved = errno;
   coz::hooks_api::after_block(s, rc == 0);

@@ -36,6 +36,9 @@ void DelayProtocol::on_signal(ThreadDelays& t) {
       pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
       return;
     }
+    settle(t, carry());
+    note_lock_debt(t);  // what is left (a sample's worth) is all it carries now
+    return;
   }
   settle(t, carry());
 }
@@ -135,19 +138,27 @@ void DelayProtocol::catch_up_fully(ThreadDelays& t) {
 }
 
 void DelayProtocol::lock_acquired(ThreadDelays& t) {
-  if (t.locks_held++ == 0) {
-    note_lock_debt(t);
+  // Noted and counted together: a sample in between would see the lock held with the last
+  // lock's debt.
+  if (t.locks_held > 0 || t.in_ledger || !experiment_.ledger.active()) {
+    t.locks_held++;
+    return;
   }
+  with_delays(t, [&] {
+    note_lock_debt_now(t);
+    t.locks_held++;
+  });
 }
 
 void DelayProtocol::note_lock_debt(ThreadDelays& t) {
   if (!experiment_.ledger.active()) {
     return;
   }
-  with_delays(t, [&] {
-    t.lock_debt_ns = experiment_.ledger.owed(t.delays);
-    t.lock_epoch = experiment_.ledger.epoch();
-  });
+  with_delays(t, [&] { note_lock_debt_now(t); });
+}
+
+void DelayProtocol::note_lock_debt_now(ThreadDelays& t) {
+  t.lock_debt_ns = experiment_.ledger.owed(t.delays, &t.lock_epoch);
 }
 
 void DelayProtocol::pay_run_up_holding(ThreadDelays& t) {
@@ -161,13 +172,14 @@ void DelayProtocol::before_block(ThreadDelays& t) {
   // which would forgive what it ran up before it blocked.
   catch_up(t, 0);
   t.block_start_ns = env_.now_ns();
-  // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up while
-  // it was running, not while blocked: no wake may forgive it.
+  // A thread holding a lock pays what it ran up holding it (a cond_wait releases the lock: its
+  // waiters must wait for that first) and blocks with the debt it carried in. What it owes now
+  // was run up while it was running, not while blocked: no wake may forgive it.
   t.block_debt_ns = 0;
   if (experiment_.ledger.active() && t.locks_held > 0 && !t.in_ledger) {
     with_delays(t, [&] {
-      t.block_debt_ns = experiment_.ledger.owed(t.delays);
-      t.block_epoch = experiment_.ledger.epoch();
+      pay_run_up_holding(t);
+      t.block_debt_ns = experiment_.ledger.owed(t.delays, &t.block_epoch);
     });
   }
 }
@@ -201,8 +213,17 @@ void DelayProtocol::after_block(ThreadDelays& t, const void* key, bool woken) {
   if (woken && experiment_.ledger.active()) {
     credit_woken(t, key, blocked);
   }
-  if (t.locks_held > 0) {
-    note_lock_debt(t);  // back from a wait holding its lock (cond_wait): as if taken afresh
+  t.block_debt_ns = 0;
+  if (t.locks_held > 0 && experiment_.ledger.active()) {
+    // Back from a wait still (or again, after cond_wait) holding a lock: what it owes beyond the
+    // debt it carried in was run up while it held the lock, and is paid holding it.
+    with_delays(t, [&] {
+      uint64_t epoch = 0;
+      uint64_t owed = experiment_.ledger.owed(t.delays, &epoch);
+      uint64_t carried = lock_debt(t);
+      t.lock_debt_ns = carried < owed ? carried : owed;
+      t.lock_epoch = epoch;
+    });
   }
 }
 

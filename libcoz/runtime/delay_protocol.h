@@ -9,10 +9,11 @@
 //   carried in) waits for the release: that selected-line time ran before it took the lock, and
 //   paying it inside would hold up every waiter in real time (the critical-section line itself).
 //   What other threads' selected-line runs add while it holds the lock is paid as it comes (at its
-//   samples) and before it releases or signals: in the virtual world those runs were faster, so
-//   this critical section is longer relative to them, and whoever waits on the lock must wait that
-//   much longer (work beside a dominating lock; deferring it past the release hid it entirely).
-//   Carried-in debt is paid holding a lock only once the debt passes kMaxDeferredNs.
+//   samples) and before it releases, signals or blocks (a cond_wait releases the lock), and what
+//   a wait ended holding a lock leaves owed counts the same way: in the virtual world those runs
+//   were faster, so this critical section is longer relative to them, and whoever waits on the lock
+//   must wait that much longer (work beside a dominating lock; deferring it past the release hid it
+//   entirely). Carried-in debt is paid holding a lock only once the debt passes kMaxDeferredNs.
 // - A thread about to release or signal publishes its count on the primitive (handoff_table.h);
 //   a thread woken through that primitive is credited up to that count, but never forgiven what
 //   it owed when it blocked while holding a lock (block debt); under load amplification a credit
@@ -128,8 +129,10 @@ class DelayProtocol {
   }
   // Credits a thread woken through `key` (see after_block) after `blocked` ns.
   void credit_woken(ThreadDelays& t, const void* key, uint64_t blocked);
-  // Notes what the thread owes now as the debt it holds its locks with.
+  // Notes what the thread owes now as the debt it holds its locks with (the _now form for a
+  // caller already inside with_delays).
   void note_lock_debt(ThreadDelays& t);
+  void note_lock_debt_now(ThreadDelays& t);
   // What a thread may leave owed when it pays at a sample or a hook: one selected-line sample's
   // worth (see the rules above).
   uint64_t carry() const { return experiment_.ledger.delay_ns(); }

@@ -42,6 +42,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->in_ledger = false;
   s->locks_held = 0;
   s->lock_debt_ns = 0;
+  s->block_debt_ns = 0;
   s->paused_ns = 0;
   s->blocked_ns = 0;
   s->block_start_ns = 0;

@@ -141,7 +141,7 @@ TEST_F(DelayProtocolTest, DebtRunUpHoldingALockIsPaidBeforeItsRelease) {
   EXPECT_EQ(env.slept_total(), 6 * kMs) << "the carried-in debt after the release";
 }
 
-TEST_F(DelayProtocolTest, AWaitHoldingTheLockCarriesWhatItStillOwesAfterCredit) {
+TEST_F(DelayProtocolTest, AWaitEndedHoldingALockPaysWhatItStillOwesHoldingIt) {
   begin(100);
   protocol.lock_acquired(b);
   protocol.before_block(b);  // cond_wait: blocks holding the mutex, owing nothing
@@ -151,10 +151,31 @@ TEST_F(DelayProtocolTest, AWaitHoldingTheLockCarriesWhatItStillOwesAfterCredit) 
   sample(a, 1);                   // after the wake: not credited
   protocol.after_block(b, &key, true);
   sample(b, 0);
-  EXPECT_TRUE(env.slept.empty()) << "what it owes on return is carried in, as at a lock";
+  EXPECT_EQ(env.slept_total(), 1 * kMs) << "run up while it held the lock: paid holding it";
   protocol.lock_released(b);
   protocol.catch_up_fully(b);
   EXPECT_EQ(env.slept_total(), 1 * kMs);
+}
+
+TEST_F(DelayProtocolTest, ALockHolderPaysItsRunUpBeforeACondWaitReleasesTheLock) {
+  begin(100);
+  sample(a, 1);
+  protocol.lock_acquired(b);  // carries 1 ms in
+  sample(a, 2);
+  protocol.before_block(b);
+  EXPECT_EQ(env.slept_total(), 2 * kMs) << "the mutex's next holder waits for it";
+}
+
+TEST_F(DelayProtocolTest, RunUpAfterTheBoundIsStillPaidHoldingTheLock) {
+  begin(100);
+  sample(a, DelayProtocol::kMaxDeferredNs / kMs);
+  protocol.lock_acquired(b);  // carried in: at the bound
+  sample(b, 0);
+  EXPECT_EQ(env.slept_total(), DelayProtocol::kMaxDeferredNs - kMs) << "paid but a sample's worth";
+  sample(a, 5);
+  sample(b, 0);
+  EXPECT_EQ(env.slept_total(), DelayProtocol::kMaxDeferredNs + 4 * kMs)
+      << "what others add afterwards is run-up, paid holding the lock";
 }
 
 TEST_F(DelayProtocolTest, ALockHolderPaysOnceItsDebtPassesTheBound) {
@@ -213,8 +234,8 @@ TEST_F(DelayProtocolTest, ATimedOutWaitEarnsNoCredit) {
 
 TEST_F(DelayProtocolTest, DebtRunUpWhileHoldingALockIsNotForgivenByAWake) {
   begin(100);
-  protocol.lock_acquired(b);  // cond_wait is entered holding the mutex
   sample(a, 3);               // b owes 3 ms while running
+  protocol.lock_acquired(b);  // and carries them into its lock; cond_wait is entered holding it
   protocol.before_block(b);   // cannot pay: it holds the lock
   EXPECT_TRUE(env.slept.empty());
   sample(a, 2);  // 2 ms more while b is blocked
