@@ -9,8 +9,8 @@
 //   carried in) waits for the release: that selected-line time ran before it took the lock, and
 //   paying it inside would hold up every waiter in real time (the critical-section line itself).
 //   What other threads' selected-line runs add while it holds the lock is paid as it comes (at its
-//   samples) and before it releases, signals or blocks (a cond_wait releases the lock), and what
-//   a wait ended holding a lock leaves owed counts the same way: in the virtual world those runs
+//   samples) and before it releases or signals (a wait that ends holding a lock, cond_wait,
+//   counts as taking it afresh): in the virtual world those runs
 //   were faster, so this critical section is longer relative to them, and whoever waits on the lock
 //   must wait that much longer (work beside a dominating lock; deferring it past the release hid it
 //   entirely). Carried-in debt is paid holding a lock only once the debt passes kMaxDeferredNs.
