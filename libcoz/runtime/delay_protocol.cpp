@@ -31,9 +31,9 @@ void DelayProtocol::on_signal(ThreadDelays& t) {
   if (t.locks_held > 0 && experiment_.ledger.active()) {
     // Holding a lock: count the samples now and pay what was run up while holding it; the debt
     // carried in waits for the release (unless the debt grows large).
-    inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
+    count_own(t);
     if (experiment_.ledger.owed(t.delays) < kMaxDeferredNs) {
-      pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
+      pay_run_up(t);
       return;
     }
     settle(t, carry());
@@ -161,12 +161,6 @@ void DelayProtocol::note_lock_debt_now(ThreadDelays& t) {
   t.lock_debt_ns = experiment_.ledger.owed(t.delays, &t.lock_epoch);
 }
 
-void DelayProtocol::pay_run_up_holding(ThreadDelays& t) {
-  env_.collect(t);
-  inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
-  pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
-}
-
 void DelayProtocol::before_block(ThreadDelays& t) {
   // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
   // which would forgive what it ran up before it blocked.
@@ -189,11 +183,10 @@ void DelayProtocol::before_wake(ThreadDelays& t, const void* key) {
   with_delays(t, [&] {
     // Up to date, so the woken thread is credited with every delay inserted while it waited. A
     // lock holder first pays what it ran up holding the lock, so its waiters wait for it too.
+    env_.collect(t);
+    count_own(t);
     if (t.locks_held > 0) {
-      pay_run_up_holding(t);
-    } else {
-      env_.collect(t);
-      inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
+      pay_run_up(t);
     }
     experiment_.handoffs.publish(key, t.delays.epoch, t.delays.ns);
   });

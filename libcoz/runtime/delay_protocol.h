@@ -8,12 +8,12 @@
 //   its debt apart by when it was run up. What it owed as it took its outermost lock (debt
 //   carried in) waits for the release: that selected-line time ran before it took the lock, and
 //   paying it inside would hold up every waiter in real time (the critical-section line itself).
-//   What other threads' selected-line runs add while it holds the lock is paid as it comes (at its
-//   samples) and before it releases or signals (a wait that ends holding a lock, cond_wait,
-//   counts as taking it afresh): in the virtual world those runs
-//   were faster, so this critical section is longer relative to them, and whoever waits on the lock
-//   must wait that much longer (work beside a dominating lock; deferring it past the release hid it
-//   entirely). Carried-in debt is paid holding a lock only once the debt passes kMaxDeferredNs.
+//   What other threads' selected-line runs add while it holds the lock is paid as it comes (at
+//   its samples) and before it releases or signals (a wait that ends holding a lock, cond_wait,
+//   counts as taking it afresh): in the virtual world those runs were faster, so this critical
+//   section is longer relative to them, and whoever waits on the lock must wait that much longer
+//   (work beside a dominating lock; deferring it past the release hid it entirely). Carried-in
+//   debt is paid holding a lock only once the debt passes kMaxDeferredNs.
 // - A thread about to release or signal publishes its count on the primitive (handoff_table.h);
 //   a thread woken through that primitive is credited up to that count, but never forgiven what
 //   it owed when it blocked while holding a lock (block debt); under load amplification a credit
@@ -121,8 +121,14 @@ class DelayProtocol {
   // beyond `carry_ns`.
   void settle(ThreadDelays& t, uint64_t carry_ns);
   void catch_up(ThreadDelays& t, uint64_t carry_ns);
+  // Gives the thread's own selected-line samples (and arrivals) to the ledger, paying nothing.
+  void count_own(ThreadDelays& t) {
+    inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
+  }
   // Holding a lock: pays what was run up since the outermost lock was taken (see the rules).
-  void pay_run_up_holding(ThreadDelays& t);
+  void pay_run_up(ThreadDelays& t) {
+    pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
+  }
   // The debt carried into the outermost lock that is still to be paid after its release.
   uint64_t lock_debt(const ThreadDelays& t) const {
     return t.lock_epoch == experiment_.ledger.epoch() ? t.lock_debt_ns : 0;
