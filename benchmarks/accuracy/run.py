@@ -39,6 +39,7 @@ CASES = [  # name, source, extra compile flags, marker of the line to speed up
     ("beside a lock, long sections", "lock_pair.c", ["-DLONG_SECTIONS"], "MARKED:private"),
     ("beside a lock, short sections", "lock_pair.c", [], "MARKED:private"),
     ("spin-then-block barrier, parallel loop", "barrier.c", [], "MARKED"),
+    ("spin-then-block barrier, wait marked", "barrier.c", ["-DMARK_WAIT"], "MARKED"),
     ("contention: faster lookups collide more", "lock_pair.c", ["-DCONTENTION"], "MARKED:private"),
 ]
 

@@ -1,7 +1,8 @@
 /* Two workers run a parallel loop between barriers, thousands of barriers per second. The
  * barrier spins for up to 0.1 ms and then blocks on a condition variable, as PARSEC's barriers
  * do. Every worker runs the marked line in each round; one of them (in turn) also has extra work,
- * so the other waits at every barrier, mostly spinning. */
+ * so the other waits at every barrier, mostly spinning. MARK_WAIT tells the profiler where the
+ * wait begins and ends, as coz.h asks of home-made blocking primitives. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -9,6 +10,14 @@
 
 enum { kWorkers = 2, kRounds = 40000 };
 static long marked_n;
+
+#ifdef MARK_WAIT
+#define WAIT_BEGIN() COZ_PRE_BLOCK()
+#define WAIT_END() COZ_POST_BLOCK(1)
+#else
+#define WAIT_BEGIN()
+#define WAIT_END()
+#endif
 
 static struct {
   pthread_mutex_t mutex;
@@ -28,9 +37,13 @@ static void barrier_wait(void) {
     return;
   }
   pthread_mutex_unlock(&barrier.mutex);
+  WAIT_BEGIN();
   unsigned long long spin_start = bench_now_ns();
   while (bench_now_ns() - spin_start < 100000) {
-    if (atomic_load_explicit(&barrier.generation, memory_order_acquire) != generation) return;
+    if (atomic_load_explicit(&barrier.generation, memory_order_acquire) != generation) {
+      WAIT_END();
+      return;
+    }
     __builtin_ia32_pause();
   }
   pthread_mutex_lock(&barrier.mutex);
@@ -38,6 +51,7 @@ static void barrier_wait(void) {
     pthread_cond_wait(&barrier.cond, &barrier.mutex);
   }
   pthread_mutex_unlock(&barrier.mutex);
+  WAIT_END();
 }
 
 static void* worker(void* arg) {
