@@ -129,6 +129,26 @@ double slope_permutation_p(PointKind kind, const std::vector<Observation>& obs, 
   return (static_cast<double>(extreme) + 1) / (static_cast<double>(rounds) + 1);
 }
 
+// The fitted curve's weights: each point's experiments (the baseline's do not enter the fit).
+std::vector<double> fit_weights(const Series& s) {
+  std::vector<double> w;
+  for (const CurvePoint& p : s.curve) {
+    w.push_back(static_cast<double>(p.experiments));
+  }
+  return w;
+}
+
+// kPredictedSpeedups up to the largest line speedup measured, from `fit`.
+void predict(Series* s, const CurveFit& fit) {
+  s->predicted.clear();
+  double largest = s->curve.empty() ? 0 : s->curve.back().line_speedup;
+  for (double x : kPredictedSpeedups) {
+    if (x <= largest + 1e-9) {
+      s->predicted.push_back(Prediction{x, Estimate{fit.at(x), false, 0, 0}});
+    }
+  }
+}
+
 // Bootstrap over experiments, by residuals: each experiment's period (or latency) relative to its
 // speedup's mean is a residual; residuals pooled over the series are drawn again for every
 // experiment, keeping each speedup's experiments and weights. With the profiler's random design
@@ -174,7 +194,8 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
   }
 
   // Replicates of each group's value: sum of weight x (mean x (1 + residual)) over its experiments.
-  std::vector<std::vector<double>> at(s->curve.size());
+  std::vector<std::vector<double>> at(s->curve.size()), predicted(s->predicted.size());
+  const std::vector<double> weights = fit_weights(*s);
   std::vector<double> slopes, impacts, cost_sum(groups.size());
   std::vector<XY> curve;
   for (size_t b = 0; b < o.bootstrap; b++) {
@@ -198,6 +219,10 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
     }
     slopes.push_back(slope_through_origin(curve));
     impacts.push_back(impact(curve));
+    CurveFit fit = fit_curve(curve, weights);
+    for (size_t k = 0; k < s->predicted.size(); k++) {
+      predicted[k].push_back(fit.at(s->predicted[k].line_speedup));
+    }
   }
   if (slopes.size() * 2 < o.bootstrap) {
     return;
@@ -206,6 +231,11 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
     Interval in = percentile_interval(&at[k], o.confidence);
     s->curve[k].program_speedup =
         Estimate{s->curve[k].program_speedup.value, true, in.low, in.high};
+  }
+  for (size_t k = 0; k < s->predicted.size(); k++) {
+    Interval in = percentile_interval(&predicted[k], o.confidence);
+    Estimate& e = s->predicted[k].program_speedup;
+    e = Estimate{e.value, true, in.low, in.high};
   }
   Interval si = percentile_interval(&slopes, o.confidence);
   Interval ii = percentile_interval(&impacts, o.confidence);
@@ -321,6 +351,7 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
     }
     s.slope.value = slope_through_origin(corrected);
     s.impact.value = impact(corrected);
+    predict(&s, fit_curve(corrected, fit_weights(s)));
     bootstrap(&s, obs, groups, options,
               Rng(options.seed ^ fnv1a(key.line + '\n' + key.point + '\n' + key.level.label())));
     shown.insert(key.line);
@@ -355,7 +386,15 @@ void rank(std::vector<Series>* series, SortOrder order) {
     }
     return 0.0;
   };
+  // A line too thinly measured for an interval never outranks one that has an interval: its value
+  // could be any noise. (By name: the order is the name's alone.)
+  auto measured = [order](const Series& s) {
+    return order == SortOrder::kName || s.impact.has_interval;
+  };
   std::stable_sort(series->begin(), series->end(), [&](const Series& a, const Series& b) {
+    if (measured(a) != measured(b)) {
+      return measured(a);
+    }
     double ka = std::isnan(key(a)) ? -INFINITY : key(a),
            kb = std::isnan(key(b)) ? -INFINITY : key(b);
     if (ka != kb) {

@@ -39,12 +39,23 @@ struct CurvePoint {
   double value_ns = 0;  // period per visit, or mean latency
 };
 
+// The line speedups the report predicts the program's at, from the fitted curve.
+inline constexpr double kPredictedSpeedups[] = {0.10, 0.25, 0.50, 1.00};
+
+struct Prediction {
+  double line_speedup = 0;
+  Estimate program_speedup;  // from the fitted curve, with a bootstrap interval
+};
+
 struct Series {
   std::string line;
   std::string point;
   PointKind kind = PointKind::kThroughput;
   LoadLevel level;
   std::vector<CurvePoint> curve;  // by line speedup; the first is the 0% baseline
+  // The curve fitted through the points (statistics.h fit_curve) at kPredictedSpeedups up to the
+  // largest measured line speedup: what the report's @N% columns show.
+  std::vector<Prediction> predicted;
   size_t experiments = 0;
   double phase_factor = 1;  // t_A / T from eq. 5.6; 1 when not corrected
   bool phase_corrected = false;
@@ -100,7 +111,8 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options);
 
 enum class SortOrder { kImpact, kSlope, kMaxSpeedup, kName };
 
-// Sorts series best first (by name for kName); ties by line name.
+// Sorts series best first (by name for kName), a line with an impact interval before any line
+// without; ties by line name.
 void rank(std::vector<Series>* series, SortOrder order);
 
 // Ranks, then groups by (progress point, load level), keeping the ranking within each group:

@@ -48,6 +48,35 @@ double slope_through_origin(const std::vector<XY>& points) {
   return xx > 0 ? xy / xx : 0;
 }
 
+CurveFit fit_curve(const std::vector<XY>& points, const std::vector<double>& weights) {
+  // Normal equations of the two-parameter fit.
+  double s2 = 0, s3 = 0, s4 = 0, t1 = 0, t2 = 0;
+  size_t distinct = 0;
+  double last_x = 0;
+  for (size_t i = 0; i < points.size(); i++) {
+    double x = points[i].x, y = points[i].y, w = i < weights.size() ? weights[i] : 1;
+    if (x <= 0 || w <= 0) {
+      continue;
+    }
+    distinct += x != last_x;
+    last_x = x;
+    s2 += w * x * x;
+    s3 += w * x * x * x;
+    s4 += w * x * x * x * x;
+    t1 += w * x * y;
+    t2 += w * x * x * y;
+  }
+  CurveFit fit;
+  double det = s2 * s4 - s3 * s3;
+  if (distinct >= 2 && det > 1e-12 * s2 * s4) {
+    fit.a = (t1 * s4 - t2 * s3) / det;
+    fit.b = (s2 * t2 - s3 * t1) / det;
+  } else if (s2 > 0) {
+    fit.a = t1 / s2;
+  }
+  return fit;
+}
+
 double impact(const std::vector<XY>& points) {
   if (points.size() < 2 || points.back().x <= 0) {
     return 0;

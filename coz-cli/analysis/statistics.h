@@ -41,6 +41,19 @@ struct XY {
 // definition). Points at x = 0 add nothing. Returns 0 when no point has x > 0.
 double slope_through_origin(const std::vector<XY>& points);
 
+// y = a x + b x^2, the curve a line's experiments are summarised by (see fit_curve).
+struct CurveFit {
+  double a = 0;
+  double b = 0;
+  double at(double x) const { return (a + b * x) * x; }
+};
+
+// Weighted least squares of y = a x + b x^2 through the origin, each point weighted by `weights`
+// (its experiments): a smooth curve that can bend (a line that stops mattering once it is no
+// longer the longest path) and reads between and across noisy single points. With fewer than two
+// distinct x > 0 it is the straight line through the origin (b = 0).
+CurveFit fit_curve(const std::vector<XY>& points, const std::vector<double>& weights);
+
 // Area-based impact: the area under the piecewise-linear curve over the measured line speedups,
 // divided by the largest of them: the mean program speedup over [0, x_max]. Coz's viewer takes
 // the best such mean over every prefix [0, x]; a maximum is biased upward by noise (a line with

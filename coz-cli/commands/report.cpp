@@ -1,6 +1,10 @@
 // `coz report` (see report.h).
 #include "commands/report.h"
 
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "analysis/causal_profile.h"
@@ -79,6 +83,23 @@ void setup(CLI::App* app, ReportArgs* out) {
                        "leave out lines with fewer than N distinct speedups (default 5)");
 }
 
+// The width the text table should fit: $COLUMNS when set, else the terminal's when stdout is
+// one, else no limit (a pipe or a file keeps every column).
+size_t output_width() {
+  if (const char* columns = getenv("COLUMNS")) {
+    char* end = nullptr;
+    long n = strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && n > 0) {
+      return static_cast<size_t>(n);
+    }
+  }
+  winsize ws = {};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    return ws.ws_col;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int report_command(const std::vector<std::string>& args) {
@@ -101,7 +122,7 @@ int report_command(const std::vector<std::string>& args) {
   if (!analysis::select_series(&report, parsed.point, parsed.load, parsed.sort, &error)) {
     return usage_error(app, error);
   }
-  output::RenderContext ctx{report, data, parsed.sort_name};
+  output::RenderContext ctx{report, data, parsed.sort_name, output_width()};
   std::string text = parsed.format == ReportArgs::Format::kJson  ? output::render_json(ctx)
                      : parsed.format == ReportArgs::Format::kCsv ? output::render_csv(ctx)
                                                                  : output::render_text(ctx);

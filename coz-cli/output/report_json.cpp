@@ -1,5 +1,6 @@
 // The report as JSON (schema: REPORT_JSON.md) and as CSV.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "analysis/display_names.h"
@@ -177,6 +178,13 @@ std::string render_json(const RenderContext& ctx) {
           .value(s.kind == PointKind::kThroughput ? "period_ns" : "latency_ns", p.value_ns)
           .end_object();
     }
+    w.end_array();
+    w.begin_array("predicted");
+    for (const analysis::Prediction& p : s.predicted) {
+      w.begin_object().value("line_speedup", p.line_speedup);
+      estimate(&w, "program_speedup", p.program_speedup);
+      w.end_object();
+    }
     w.end_array().end_object();
   }
   w.end_array();
@@ -227,6 +235,15 @@ std::string render_csv(const RenderContext& ctx) {
     snprintf(buf, sizeof buf, "%.6g", v);
     return std::string(buf);
   };
+  // Counts and nanosecond totals whole, every digit kept (%.6g would round 1234567890 ns).
+  auto count = [&num](double v) {
+    if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "%.0f", v);
+      return std::string(buf);
+    }
+    return num(v);
+  };
   auto opt = [&num](bool has, double v) { return has ? num(v) : std::string(); };
   const analysis::Report& r = ctx.report;
   std::vector<size_t> ranks = ranks_in_groups(r);
@@ -245,8 +262,8 @@ std::string render_csv(const RenderContext& ctx) {
       const Estimate& e = p.program_speedup;
       out += head + "," + num(p.line_speedup) + "," + num(e.value) + "," +
              opt(e.has_interval, e.low) + "," + opt(e.has_interval, e.high) + "," +
-             num(p.uncorrected) + "," + std::to_string(p.experiments) + "," + num(p.visits) + "," +
-             num(p.duration_ns) + "," + num(p.value_ns) + tail;
+             num(p.uncorrected) + "," + std::to_string(p.experiments) + "," + count(p.visits) +
+             "," + count(p.duration_ns) + "," + count(p.value_ns) + tail;
     }
   }
   return out;

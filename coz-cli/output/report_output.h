@@ -17,6 +17,7 @@ struct RenderContext {
   const analysis::Report& report;
   const analysis::ProfileData& data;
   std::string sort;  // the sort order's name, for the settings block
+  size_t width = 0;  // the text table's width limit in columns (the terminal's), 0 for none
 };
 
 std::string render_json(const RenderContext& ctx);

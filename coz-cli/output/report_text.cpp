@@ -1,7 +1,9 @@
 // The report as a terminal table, best lines first (see report_output.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "analysis/statistics.h"
@@ -57,6 +59,35 @@ std::string duration(double ns) {
   return buf;
 }
 
+// `text` as lines of at most `width` characters, broken at spaces (a longer word stands alone).
+std::string wrap(const std::string& text, size_t width) {
+  std::string out, line;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t next = text.find(' ', at);
+    std::string word = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    at = next == std::string::npos ? text.size() : next + 1;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+// The line name cut to `width` from the left (the end of a path says most), "..." marking it.
+std::string fit_name(const std::string& name, size_t width) {
+  if (name.size() <= width || width < 4) {
+    return name;
+  }
+  return "..." + name.substr(name.size() - (width - 3));
+}
+
+// One (progress point, load level) group's lines. The @N% columns come from the curve fitted
+// through the line's points (causal_profile.h `predicted`). When the table is wider than
+// ctx.width, it gives up the @10%, @25% and @100% columns in that order, then shortens the line
+// names (from the left) down to 16 characters.
 void series_table(std::string* out, const RenderContext& ctx,
                   const std::unordered_map<std::string, std::string>& names, size_t first,
                   size_t end) {
@@ -64,30 +95,34 @@ void series_table(std::string* out, const RenderContext& ctx,
   int conf = static_cast<int>(std::lround(r.options.confidence * 100));
   appendf(out, "\n%s: %zu line%s\n", family_title(r.series[first]).c_str(), end - first,
           end - first == 1 ? "" : "s");
+  struct Row {
+    std::string line, impact, at[4], flags;
+    size_t experiments;
+  };
+  std::vector<Row> rows;
   char ci[32];
   snprintf(ci, sizeof ci, "impact [%d%% CI]", conf);
-  appendf(out, "  %3s  %-28s %-26s %7s %7s %7s %7s %5s  %s\n", "#", "line", ci, "@10%", "@25%",
-          "@50%", "@100%", "exps", "flags");
+  size_t line_w = 4, impact_w = strlen(ci), flags_w = 0;
   for (size_t i = first; i < end; i++) {
     const analysis::Series& s = r.series[i];
-    std::vector<analysis::XY> curve;
-    for (const analysis::CurvePoint& p : s.curve) {
-      curve.push_back({p.line_speedup, p.program_speedup.value});
-    }
-    std::string impact = percent(s.impact.value);
+    Row row;
+    row.line = names.at(s.line);
+    row.experiments = s.experiments;
+    row.impact = percent(s.impact.value);
     if (s.impact.has_interval) {
       char buf[64];
       snprintf(buf, sizeof buf, " [%+.1f, %+.1f]", s.impact.low * 100, s.impact.high * 100);
-      impact += buf;
+      row.impact += buf;
     }
-    std::string at[4];
-    const double xs[4] = {0.10, 0.25, 0.50, 1.00};
     for (int k = 0; k < 4; k++) {
-      double y;
-      at[k] = analysis::interpolate(curve, xs[k], &y) ? percent(y) : "-";
+      row.at[k] = "-";
+      for (const analysis::Prediction& p : s.predicted) {
+        if (std::fabs(p.line_speedup - analysis::kPredictedSpeedups[k]) < 1e-9) {
+          row.at[k] = percent(p.program_speedup.value);
+        }
+      }
     }
-    std::string flags;
-    auto flag = [&flags](const std::string& f) { flags += (flags.empty() ? "" : " ") + f; };
+    auto flag = [&row](const std::string& f) { row.flags += (row.flags.empty() ? "" : " ") + f; };
     if (s.significant) {
       flag("significant");
     }
@@ -99,9 +134,52 @@ void series_table(std::string* out, const RenderContext& ctx,
       snprintf(buf, sizeof buf, "phase x%.2f", s.phase_factor);
       flag(buf);
     }
-    appendf(out, "  %3zu  %-28s %-26s %7s %7s %7s %7s %5zu  %s\n", i - first + 1,
-            names.at(s.line).c_str(), impact.c_str(), at[0].c_str(), at[1].c_str(), at[2].c_str(),
-            at[3].c_str(), s.experiments, flags.c_str());
+    line_w = std::max(line_w, row.line.size());
+    impact_w = std::max(impact_w, row.impact.size());
+    flags_w = std::max(flags_w, row.flags.size());
+    rows.push_back(std::move(row));
+  }
+  bool show[4] = {true, true, true, true};
+  auto total = [&] {
+    size_t w = 2 + 3 + 2 + line_w + 1 + impact_w + 6 + (flags_w ? 2 + flags_w : 0);
+    for (bool b : show) {
+      w += b ? 8 : 0;
+    }
+    return w;
+  };
+  for (int k : {0, 1, 3}) {
+    if (ctx.width > 0 && total() > ctx.width) {
+      show[k] = false;
+    }
+  }
+  if (ctx.width > 0 && total() > ctx.width) {
+    line_w = std::max<size_t>(16, line_w - std::min(line_w, total() - ctx.width));
+  }
+  const char* labels[4] = {"@10%", "@25%", "@50%", "@100%"};
+  std::string header = "  " + std::string(3 - 1, ' ') + "#  ";
+  appendf(&header, "%-*s %-*s", static_cast<int>(line_w), "line", static_cast<int>(impact_w), ci);
+  for (int k = 0; k < 4; k++) {
+    if (show[k]) {
+      appendf(&header, " %7s", labels[k]);
+    }
+  }
+  appendf(&header, " %5s%s", "exps", flags_w ? "  flags" : "");
+  *out += header + "\n";
+  for (size_t i = 0; i < rows.size(); i++) {
+    const Row& row = rows[i];
+    std::string line;
+    appendf(&line, "  %3zu  %-*s %-*s", i + 1, static_cast<int>(line_w),
+            fit_name(row.line, line_w).c_str(), static_cast<int>(impact_w), row.impact.c_str());
+    for (int k = 0; k < 4; k++) {
+      if (show[k]) {
+        appendf(&line, " %7s", row.at[k].c_str());
+      }
+    }
+    appendf(&line, " %5zu", row.experiments);
+    if (!row.flags.empty()) {
+      line += "  " + row.flags;
+    }
+    *out += line + "\n";
   }
 }
 
@@ -140,20 +218,21 @@ void scalability_table(std::string* out, const analysis::Report& r) {
 
 std::string render_text(const RenderContext& ctx) {
   const analysis::Report& r = ctx.report;
-  std::string out;
-  appendf(&out, "coz report: %zu run%s, %zu experiment%s, %zu line%s tested", r.runs,
+  const size_t prose = ctx.width > 0 && ctx.width < 100 ? ctx.width : 100;
+  std::string out, summary;
+  appendf(&summary, "coz report: %zu run%s, %zu experiment%s, %zu line%s tested", r.runs,
           r.runs == 1 ? "" : "s", r.experiments, r.experiments == 1 ? "" : "s", r.lines_tested,
           r.lines_tested == 1 ? "" : "s");
   if (r.dropped_few_speedups > 0) {
-    appendf(&out, "; %zu with fewer than %zu speedups left out", r.dropped_few_speedups,
+    appendf(&summary, "; %zu with fewer than %zu speedups left out", r.dropped_few_speedups,
             r.options.min_speedups);
   }
   if (r.dropped_no_baseline > 0) {
-    appendf(&out, "; %zu without a 0%% baseline left out", r.dropped_no_baseline);
+    appendf(&summary, "; %zu without a 0%% baseline left out", r.dropped_no_baseline);
   }
-  out += "\n";
+  out += wrap(summary, prose);
   for (const std::string& w : ctx.data.warnings()) {
-    appendf(&out, "warning: %s\n", w.c_str());
+    out += wrap("warning: " + w, prose);
   }
   std::vector<size_t> ranks = ranks_in_groups(r);
   std::unordered_map<std::string, std::string> names = display_lines(r);
@@ -168,17 +247,18 @@ std::string render_text(const RenderContext& ctx) {
   scalability_table(&out, r);
   if (!r.series.empty()) {
     int conf = static_cast<int>(std::lround(r.options.confidence * 100));
-    appendf(&out,
-            "\nimpact: mean program speedup over the measured line speedups (area under the "
-            "curve); @N%%: "
-            "predicted\nprogram speedup if the line ran N%% faster; %s%d%% intervals by bootstrap "
-            "over experiments; "
-            "significant /\ncontention: the line's speedup changes the program's (permutation test "
-            "of the slope, "
-            "%.0f%% false\ndiscovery rate, Benjamini-Hochberg), for the better / the worse; phase "
-            "xF: scaled by "
-            "the share of\nthe run the line was active in (eq. 5.8)\n",
+    std::string legend;
+    appendf(&legend,
+            "impact: mean program speedup over the measured line speedups (area under the curve); "
+            "@N%%: predicted program speedup if the line ran N%% faster, from a curve fitted "
+            "through its points (- beyond the speedups measured); %s%d%% intervals by bootstrap "
+            "over experiments; a line without an interval ranks below every line with one; "
+            "significant / contention: the line's speedup changes the program's (permutation "
+            "test of the slope, %.0f%% false discovery rate, Benjamini-Hochberg), for the better "
+            "/ the worse; phase xF: scaled by the share of the run the line was active in (eq. "
+            "5.8)",
             r.options.phase_correction ? "" : "not phase-corrected; ", conf, r.options.fdr * 100);
+    out += "\n" + wrap(legend, prose);
   }
   return out;
 }

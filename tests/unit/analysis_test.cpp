@@ -127,6 +127,32 @@ TEST(Ranking, EveryOrder) {
   EXPECT_EQ(order(SortOrder::kName), "acd");
 }
 
+TEST(Ranking, LinesWithoutAnIntervalRankBelowLinesWithOne) {
+  // b.c looks better (0.9 x) but has one experiment per speedup, so no interval; a.c (0.3 x) has
+  // three per speedup and one.
+  std::string text = "startup\ttime=1\n";
+  for (double x : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    for (int k = 0; k < 3; k++) {
+      text +=
+          experiment(x, static_cast<int>(std::lround((1e4 + 10 * k) / (1 - 0.3 * x))), "/a.c:1");
+    }
+    text += experiment(x, static_cast<int>(std::lround(1e4 / (1 - 0.9 * x + 0.01))), "/b.c:2");
+  }
+  Report r = analyse(from_text(text), AnalysisOptions{});
+  ASSERT_EQ(r.series.size(), 2u);
+  rank(&r.series, SortOrder::kImpact);
+  EXPECT_EQ(r.series[0].line, "/a.c:1");
+  EXPECT_TRUE(r.series[0].impact.has_interval);
+  EXPECT_FALSE(r.series[1].impact.has_interval);
+  EXPECT_GT(r.series[1].impact.value, r.series[0].impact.value);
+  // The fitted curve's predictions: up to the largest speedup measured, with intervals.
+  ASSERT_EQ(r.series[0].predicted.size(), 4u);
+  EXPECT_NEAR(r.series[0].predicted[2].program_speedup.value, 0.15, 0.02);
+  EXPECT_TRUE(r.series[0].predicted[2].program_speedup.has_interval);
+  EXPECT_LE(r.series[0].predicted[2].program_speedup.low, 0.15);
+  EXPECT_GE(r.series[0].predicted[2].program_speedup.high, 0.15);
+}
+
 // --- property tests ------------------------------------------------------------------------
 
 double normal(Rng* rng) {

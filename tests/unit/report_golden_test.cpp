@@ -258,6 +258,30 @@ TEST_F(Golden, SameBaseNamesGetDistinctDisplayNames) {
   expect_golden(r, "mod_rs");
 }
 
+// The text table fits the width it is given (a terminal's, 80 columns or more): it gives up @N%
+// columns and then shortens line names from the left, never below what tells them apart at the end.
+TEST_F(Golden, TextFitsTheTerminalWidth) {
+  Report r = analyse_files({"mod_rs.coz"});
+  std::string wide = output::render_text(output::RenderContext{r, data_, "impact", 0});
+  EXPECT_NE(wide.find("@10%"), std::string::npos) << wide;
+  for (size_t width : {80, 100, 120}) {
+    std::string text = output::render_text(output::RenderContext{r, data_, "impact", width});
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      EXPECT_LE(line.size(), width) << line;
+    }
+    EXPECT_NE(text.find("@50%"), std::string::npos) << text;
+    EXPECT_NE(text.find("mod.rs:638"), std::string::npos) << text;
+  }
+}
+
+// CSV keeps whole numbers whole: visits and nanosecond durations print every digit.
+TEST_F(Golden, CsvKeepsCountsExact) {
+  Report r = analyse_files({"throughput.coz"});
+  std::string csv = output::render_csv(output::RenderContext{r, data_, "impact"});
+  EXPECT_EQ(csv.find("e+"), std::string::npos) << csv;
+}
+
 TEST_F(Golden, TruncatedProfileKeepsEverythingBeforeTheCut) {
   Report r = analyse_files({"truncated.coz"});
   const std::vector<ParseError>& errors = data_.inputs()[0].errors;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace coz::analysis {
 namespace {
 
@@ -12,6 +14,27 @@ TEST(Statistics, SlopeThroughTheOrigin) {
   EXPECT_DOUBLE_EQ(slope_through_origin({{0, 0}}), 0);
   // Least squares: sum(xy) / sum(xx) = (0.5*0.3 + 1*0.4) / 1.25.
   EXPECT_NEAR(slope_through_origin({{0.5, 0.3}, {1, 0.4}}), 0.44, 1e-12);
+}
+
+TEST(Statistics, FittedCurveThroughTheOrigin) {
+  // Exact points of 0.8 x - 0.4 x^2 (a line that stops mattering) give back a and b.
+  std::vector<XY> points = {{0, 0}};
+  for (double x : {0.2, 0.4, 0.6, 1.0}) {
+    points.push_back({x, 0.8 * x - 0.4 * x * x});
+  }
+  CurveFit fit = fit_curve(points, {3, 1, 2, 1, 4});
+  EXPECT_NEAR(fit.a, 0.8, 1e-9);
+  EXPECT_NEAR(fit.b, -0.4, 1e-9);
+  EXPECT_NEAR(fit.at(0.5), 0.3, 1e-9);
+  // One noisy point among many: weights pull the fit toward the better-measured points.
+  CurveFit heavy = fit_curve({{0, 0}, {0.5, 0.25}, {1, 0.5}, {0.75, 0.9}}, {1, 10, 10, 1});
+  CurveFit light = fit_curve({{0, 0}, {0.5, 0.25}, {1, 0.5}, {0.75, 0.9}}, {1, 1, 1, 10});
+  EXPECT_LT(std::fabs(heavy.at(0.75) - 0.375), std::fabs(light.at(0.75) - 0.375));
+  // A single speedup: the straight line through it.
+  CurveFit line = fit_curve({{0, 0}, {0.5, 0.2}}, {4, 2});
+  EXPECT_NEAR(line.a, 0.4, 1e-12);
+  EXPECT_EQ(line.b, 0);
+  EXPECT_EQ(fit_curve({{0, 0}}, {1}).at(1), 0);
 }
 
 TEST(Statistics, ImpactIsTheMeanOverTheMeasuredRange) {
