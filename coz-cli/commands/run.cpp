@@ -17,7 +17,9 @@
 
 #include "commands/preflight.h"
 #include "commands/run_options.h"
+#include "commands/run_progress.h"
 #include "commands/run_summary.h"
+#include "commands/status_line.h"
 #include "common/install_paths.h"
 
 namespace coz::cli {
@@ -42,7 +44,30 @@ off_t file_size(const std::string& path) {
 }
 
 pid_t g_child = -1;
-volatile sig_atomic_t g_stop = 0;  // the user asked to stop: no further runs of a sweep
+volatile sig_atomic_t g_stop = 0;     // the user asked to stop: no further runs of a sweep
+volatile sig_atomic_t g_resized = 0;  // SIGWINCH: the status line follows the terminal
+
+void on_resize(int) {
+  g_resized = 1;
+}
+
+double seconds_since(const timespec& start) {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec - start.tv_sec) +
+         static_cast<double>(now.tv_nsec - start.tv_nsec) / 1e9;
+}
+
+std::string format_seconds(double s) {
+  char buf[32];
+  int whole = static_cast<int>(s + 0.5);
+  if (whole >= 60) {
+    snprintf(buf, sizeof buf, "%dm%02ds", whole / 60, whole % 60);
+  } else {
+    snprintf(buf, sizeof buf, "%ds", whole);
+  }
+  return buf;
+}
 
 // Ctrl-C from the terminal (SI_KERNEL) reaches the program through its process group; coz only
 // remembers it. Sent to coz alone (kill: SI_USER, sigqueue: SI_QUEUE), it is passed on, as
@@ -181,20 +206,54 @@ int run_command(const std::vector<std::string>& args) {
   signal(SIGTERM, forward_signal);
   signal(SIGHUP, forward_signal);
 
-  // One run, or a sweep: every load level (or none) times --runs, appended to one profile.
+  // One run, or a sweep: every load level (or none) times --runs, appended to one profile; or,
+  // with --budget / --until-confident, the one run again and again until told to stop.
   std::vector<double> levels = options.loads.empty() ? std::vector<double>{0} : options.loads;
-  size_t total = levels.size() * static_cast<size_t>(options.runs), done = 0;
+  const bool repeat = options.budget_s > 0;
+  const int runs = repeat && !options.runs_given ? INT_MAX : options.runs;
+  size_t total = repeat ? (options.runs_given ? static_cast<size_t>(runs) : 0)
+                        : levels.size() * static_cast<size_t>(runs);  // 0: not known
+  size_t done = 0;
   int status = 0;
   int failed_status = 0;  // the last failed run's, which --keep-going reports at the end
   bool stopped = false;
   off_t first_size = file_size(output);
+  timespec started;
+  clock_gettime(CLOCK_MONOTONIC, &started);
+  StatusLine status_line(options.quiet ? -1 : STDERR_FILENO);
+  if (status_line.active()) {
+    signal(SIGWINCH, on_resize);
+  }
+  RunProgress progress;
+  off_t progress_size = -1;
+  double progress_at = -1;
+  // Redraws the status line; reads the profile again when it grew, at most every two seconds.
+  auto update_status = [&](bool force) {
+    if (g_resized) {
+      g_resized = 0;
+      status_line.resized();
+    }
+    double now = seconds_since(started);
+    off_t size = file_size(output);
+    if (force || (size != progress_size && now - progress_at >= 2)) {
+      progress = read_progress(output);
+      progress_size = size;
+      progress_at = now;
+    }
+    status_line.show(status_text(progress, now, done, total));
+  };
   for (size_t level = 0; level < levels.size() && !stopped; level++) {
     double load = levels[level];
-    for (int r = 0; r < options.runs && !stopped; r++) {
+    for (int r = 0; r < runs && !stopped; r++) {
       done++;
-      if (total > 1) {
-        fprintf(stderr, "coz: run %zu of %zu%s\n", done, total,
-                load > 0 ? (" at load " + format_load(load)).c_str() : "");
+      if (total > 1 || (repeat && done > 1)) {
+        std::string of = total ? " of " + std::to_string(total) : "";
+        std::string left = repeat
+                               ? ", " + format_seconds(options.budget_s - seconds_since(started)) +
+                                     " of the budget left"
+                               : "";
+        fprintf(stderr, "coz: run %zu%s%s%s\n", done, of.c_str(),
+                load > 0 ? (" at load " + format_load(load)).c_str() : "", left.c_str());
       }
       off_t size_before = file_size(output);
       pid_t child = start_program(options, program, runtime, output, load, &error);
@@ -203,10 +262,20 @@ int run_command(const std::vector<std::string>& args) {
       }
       g_child = child;
       status = 0;
-      while (waitpid(child, &status, 0) < 0) {
-        if (errno != EINTR) {
+      for (;;) {
+        // Without a status line coz just waits; with one it looks in a few times a second.
+        pid_t got = waitpid(child, &status, status_line.active() ? WNOHANG : 0);
+        if (got == child) {
+          break;
+        }
+        if (got < 0 && errno != EINTR) {
           return fail(std::string("lost track of the program: ") + strerror(errno),
                       kExitCannotProfile);
+        }
+        if (got == 0) {
+          update_status(false);
+          timespec tick = {0, 250000000};
+          nanosleep(&tick, nullptr);
         }
       }
       g_child = -1;
@@ -220,22 +289,47 @@ int run_command(const std::vector<std::string>& args) {
       if (failed) {
         failed_status = status;
       }
-      if (g_stop && done < total) {
-        fprintf(stderr, "coz: interrupted, so the remaining %zu runs were skipped\n", total - done);
+      bool more = total ? done < total : true;
+      if (repeat && more && !g_stop && !(failed && !options.keep_going)) {
+        if (options.until_confident) {
+          progress = read_progress(output);
+          progress_size = file_size(output);
+          if (progress.separated) {
+            fprintf(stderr,
+                    "coz: the best line of each progress point is told apart after %zu run%s "
+                    "(%s): done\n",
+                    done, done == 1 ? "" : "s", format_seconds(seconds_since(started)).c_str());
+            more = false;
+            stopped = true;
+          }
+        }
+        if (more && seconds_since(started) >= options.budget_s) {
+          fprintf(stderr, "coz: the budget of %s is used after %zu run%s%s\n",
+                  format_seconds(options.budget_s).c_str(), done, done == 1 ? "" : "s",
+                  options.until_confident ? ", before the best lines were told apart" : "");
+          more = false;
+          stopped = true;
+        }
+      }
+      if (g_stop && more) {
+        fprintf(stderr, "coz: interrupted, so the %s runs were skipped\n",
+                total ? ("remaining " + std::to_string(total - done)).c_str() : "remaining");
         stopped = true;
-      } else if (failed && done < total && !options.keep_going) {
+      } else if (failed && more && !options.keep_going) {
+        std::string remaining = total ? " " + std::to_string(total - done) : "";
         fprintf(stderr,
-                "coz: run %zu failed (%s), so the remaining %zu runs were skipped; --keep-going "
+                "coz: run %zu failed (%s), so the remaining%s runs were skipped; --keep-going "
                 "runs them anyway\n",
-                done, describe_status(status).c_str(), total - done);
+                done, describe_status(status).c_str(), remaining.c_str());
         stopped = true;
-      } else if (failed && done < total) {
+      } else if (failed && more) {
         fprintf(stderr, "coz: run %zu failed (%s); going on (--keep-going)\n", done,
                 describe_status(status).c_str());
       }
     }
   }
-  if (file_size(output) > first_size) {
+  status_line.close();
+  if (file_size(output) > first_size && !options.quiet) {
     fputs(run_summary(output, static_cast<uint64_t>(std::max<off_t>(first_size, 0)),
                       static_cast<uint64_t>(getpid()))
               .c_str(),

@@ -26,6 +26,21 @@ bool parse_loads(const std::string& text, std::vector<double>* loads, std::strin
   return true;
 }
 
+// A time budget: a number of seconds, or a number with s, m or h.
+bool parse_budget(const std::string& text, double* seconds, std::string* error) {
+  char* end = nullptr;
+  double value = strtod(text.c_str(), &end);
+  std::string unit = end ? end : "";
+  double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (text.empty() || end == text.c_str() || scale == 0 || !(value > 0) ||
+      value * scale > 7 * 86400) {
+    *error = "--budget '" + text + "' must be a time such as 90s, 5m or 1h (up to a week)";
+    return false;
+  }
+  *seconds = value * scale;
+  return true;
+}
+
 }  // namespace
 
 void setup_run_app(CLI::App* app, RunOptions* out) {
@@ -74,8 +89,23 @@ void setup_run_app(CLI::App* app, RunOptions* out) {
                        return false;
                      }
                      out->runs = static_cast<int>(n);
+                     out->runs_given = true;
                      return true;
                    });
+  add_value_option(app, "--budget", "TIME",
+                   "run the program again and again until TIME (90s, 5m, 1h) has passed; a run "
+                   "under way when it ends is finished, not stopped; --runs caps the runs",
+                   false, [out](const std::string& v, std::string* error) {
+                     return parse_budget(v, &out->budget_s, error);
+                   });
+  add_switch(app, "--until-confident",
+             "run the program again and again until the best line of each progress point is "
+             "told apart (its impact interval above zero and clear of the next line's), at most "
+             "for --budget (default 10m)",
+             [out] { out->until_confident = true; });
+  add_switch(app, "--quiet",
+             "no live status line (shown on a terminal only) and no summary at the end",
+             [out] { out->quiet = true; });
   add_switch(app, "--keep-going", "with --runs or a --load list: run on after a failed run",
              [out] { out->keep_going = true; });
 }
@@ -109,6 +139,13 @@ Parsed parse_run_options(CLI::App* app, const std::vector<std::string>& args, Ru
     // A sweep's one experiment per run is for its scalability table, which reads 0% experiments:
     // random line speedups would waste about half the runs and perturb the rest.
     out->config.fixed_speedup = 0;
+  }
+  if ((out->budget_s > 0 || out->until_confident) && !out->loads.empty()) {
+    *error = "--budget and --until-confident repeat one run, not a --load sweep: use --runs";
+    return Parsed::kError;
+  }
+  if (out->until_confident && out->budget_s == 0) {
+    out->budget_s = kDefaultConfidenceBudgetS;
   }
   if (split + 1 < args.size()) {
     out->command.assign(args.begin() + static_cast<long>(split) + 1, args.end());

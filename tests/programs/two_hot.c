@@ -19,11 +19,13 @@ __attribute__((noinline)) static unsigned long hot_b(unsigned long n, unsigned l
 
 int main(int argc, char** argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 100;
+  int chatty = argc > 2; /* a line per round, for tests of coz run's own terminal output */
   unsigned long v = 1;
   for (int r = 0; r < rounds; r++) {
     v = hot_a(4000000, v);
     v = hot_b(2000000, v);
     COZ_PROGRESS_NAMED("round");
+    if (chatty) printf("round %d\n", r);
   }
   sink = v;
   printf("done %d rounds\n", rounds);

@@ -1,0 +1,86 @@
+// How a profile is going (see run_progress.h).
+#include "commands/run_progress.h"
+
+#include <cstdio>
+#include <set>
+
+#include "analysis/causal_profile.h"
+#include "analysis/profile_data.h"
+#include "output/report_output.h"
+
+namespace coz::cli {
+
+RunProgress read_progress(const std::string& profile) {
+  RunProgress p;
+  analysis::ProfileData data;
+  std::string error;
+  if (!data.read(profile, &error)) {
+    return p;
+  }
+  analysis::AnalysisOptions options;
+  options.bootstrap = 200;  // enough for a status; `coz report` uses 1000
+  analysis::Report report = analysis::analyse(data, options);
+  analysis::rank_in_groups(&report.series, analysis::SortOrder::kImpact);
+  p.readable = true;
+  p.experiments = report.experiments;
+  p.lines_tested = report.lines_tested;
+  std::set<std::string> shown;
+  for (const analysis::Series& s : report.series) {
+    shown.insert(s.line);
+  }
+  p.lines_shown = shown.size();
+  if (report.series.empty()) {
+    return p;
+  }
+  std::vector<size_t> ranks = output::ranks_in_groups(report);
+  std::unordered_map<std::string, std::string> names = output::display_lines(report);
+  const analysis::Series& best = report.series[0];
+  char buf[128];
+  snprintf(buf, sizeof buf, " %+.1f%%", best.impact.value * 100);
+  p.top = names.at(best.line) + buf;
+  if (best.impact.has_interval) {
+    snprintf(buf, sizeof buf, " [%+.1f, %+.1f]", best.impact.low * 100, best.impact.high * 100);
+    p.top += buf;
+  }
+  p.separated = true;
+  for (size_t first = 0; first < report.series.size();) {
+    const analysis::Series& top = report.series[first];
+    bool clear = top.impact.has_interval && top.impact.low > 0;
+    size_t end = first + 1;
+    for (; end < report.series.size() && ranks[end] != 1; end++) {
+      const analysis::Series& other = report.series[end];
+      if (end == first + 1 && other.impact.has_interval) {
+        clear = clear && top.impact.low > other.impact.high;
+      }
+    }
+    p.separated = p.separated && clear;
+    first = end;
+  }
+  return p;
+}
+
+std::string status_text(const RunProgress& p, double elapsed_s, size_t run, size_t runs) {
+  char buf[256];
+  int seconds = static_cast<int>(elapsed_s);
+  std::string text = "coz: ";
+  if (seconds >= 60) {
+    snprintf(buf, sizeof buf, "%dm%02ds", seconds / 60, seconds % 60);
+  } else {
+    snprintf(buf, sizeof buf, "%ds", seconds);
+  }
+  text += buf;
+  if (runs != 1) {
+    snprintf(buf, sizeof buf, runs ? " | run %zu of %zu" : " | run %zu", run, runs);
+    text += buf;
+  }
+  snprintf(buf, sizeof buf, " | %zu experiment%s | %zu line%s tested, %zu with enough data",
+           p.experiments, p.experiments == 1 ? "" : "s", p.lines_tested,
+           p.lines_tested == 1 ? "" : "s", p.lines_shown);
+  text += buf;
+  if (!p.top.empty()) {
+    text += " | top: " + p.top;
+  }
+  return text;
+}
+
+}  // namespace coz::cli

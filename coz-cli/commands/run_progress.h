@@ -1,0 +1,27 @@
+// How a profile is going while `coz run` runs: what the live status line shows and what
+// --until-confident stops on, read from the profile file the runtime appends to.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace coz::cli {
+
+struct RunProgress {
+  bool readable = false;
+  size_t experiments = 0;
+  size_t lines_tested = 0;
+  size_t lines_shown = 0;  // lines with enough data for the report (a baseline and min speedups)
+  std::string top;  // the best line of the first progress point: "a.c:12 +17.2% [+14.9, +19.3]"
+  // The best line of every progress point (and load level) has an impact interval above zero and
+  // clear of the next line's interval: the ranking at the top will not change with more data.
+  bool separated = false;
+};
+
+// Reads and analyses `profile` (a quick bootstrap: this runs a few times a minute).
+RunProgress read_progress(const std::string& profile);
+
+// The status line's text: elapsed time, the run, experiments, lines, the top line.
+std::string status_text(const RunProgress& p, double elapsed_s, size_t run, size_t runs);
+
+}  // namespace coz::cli
