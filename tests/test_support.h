@@ -67,6 +67,21 @@ inline uintptr_t symbol_address(const std::string& path, const std::string& symb
   return found;
 }
 
+// In a forked child: runs `argv` (looked up on PATH when `search`), or exits 127.
+[[noreturn]] inline void exec_or_exit(const std::vector<std::string>& argv, bool search = false) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) {
+    args.push_back(const_cast<char*>(a.c_str()));
+  }
+  args.push_back(nullptr);
+  if (search) {
+    execvp(args[0], args.data());
+  } else {
+    execv(args[0], args.data());
+  }
+  _exit(127);
+}
+
 struct ProcessResult {
   int status = -1;  // exit code, or 128 + signal
   std::string out;
@@ -92,13 +107,7 @@ inline ProcessResult run_process(const std::vector<std::string>& argv,
     for (const auto& [k, v] : env) {
       setenv(k.c_str(), v.c_str(), 1);
     }
-    std::vector<char*> args;
-    for (const std::string& a : argv) {
-      args.push_back(const_cast<char*>(a.c_str()));
-    }
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
+    exec_or_exit(argv, true);
   }
   close(in_pipe[0]);
   close(out_pipe[1]);

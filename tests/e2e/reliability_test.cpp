@@ -112,13 +112,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& out, const 
   if (pid == 0) {
     freopen(out.c_str(), "w", stdout);
     freopen(err.c_str(), "w", stderr);
-    std::vector<char*> args;
-    for (const std::string& a : argv) {
-      args.push_back(const_cast<char*>(a.c_str()));
-    }
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
+    test::exec_or_exit(argv);
   }
   return pid;
 }

@@ -36,13 +36,7 @@ TerminalRun run_on_terminal(const std::vector<std::string>& argv) {
   pid_t child = forkpty(&master, nullptr, nullptr, &size);
   if (child == 0) {
     setenv("TERM", "xterm", 1);
-    std::vector<char*> args;
-    for (const std::string& a : argv) {
-      args.push_back(const_cast<char*>(a.c_str()));
-    }
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
+    test::exec_or_exit(argv);
   }
   if (child < 0) {
     return run;
