@@ -26,6 +26,7 @@ struct ReportArgs {
   std::string sort_name = "impact";
   std::string point;
   std::string load;
+  bool each_point = false;
   enum class Format { kText, kJson, kCsv } format = Format::kText;
 };
 
@@ -73,6 +74,10 @@ void setup(CLI::App* app, ReportArgs* out) {
                      out->load = v;
                      return true;
                    });
+  add_switch(app, "--each-point",
+             "with several progress points or load levels, a full table for each instead of one "
+             "overview of impacts",
+             [out] { out->each_point = true; });
   add_switch(app, "--json", "the versioned JSON document the viewer reads",
              [out] { out->format = ReportArgs::Format::kJson; });
   add_switch(app, "--csv", "one row per curve point",
@@ -122,7 +127,7 @@ int report_command(const std::vector<std::string>& args) {
   if (!analysis::select_series(&report, parsed.point, parsed.load, parsed.sort, &error)) {
     return usage_error(app, error);
   }
-  output::RenderContext ctx{report, data, parsed.sort_name, output_width()};
+  output::RenderContext ctx{report, data, parsed.sort_name, output_width(), parsed.each_point};
   std::string text = parsed.format == ReportArgs::Format::kJson  ? output::render_json(ctx)
                      : parsed.format == ReportArgs::Format::kCsv ? output::render_csv(ctx)
                                                                  : output::render_text(ctx);

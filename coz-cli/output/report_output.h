@@ -18,6 +18,9 @@ struct RenderContext {
   const analysis::ProfileData& data;
   std::string sort;  // the sort order's name, for the settings block
   size_t width = 0;  // the text table's width limit in columns (the terminal's), 0 for none
+  // Text: a table per (progress point, load level) even when there are several; by default
+  // several share one overview table of impacts.
+  bool each_point = false;
 };
 
 std::string render_json(const RenderContext& ctx);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "analysis/statistics.h"
 #include "output/report_output.h"
@@ -183,6 +184,127 @@ void series_table(std::string* out, const RenderContext& ctx,
   }
 }
 
+// Every (progress point, load level) group in one table: a row per line, a column per group
+// with the line's impact there ("*" significant, "!" contention). Rows go by the line's best rank
+// in any group, then its best impact. When the table is wider than ctx.width the intervals go
+// first, then line names are shortened.
+void overview_table(std::string* out, const RenderContext& ctx,
+                    const std::unordered_map<std::string, std::string>& names,
+                    const std::vector<size_t>& ranks) {
+  const analysis::Report& r = ctx.report;
+  std::vector<size_t> group_of(r.series.size());
+  std::vector<std::string> headers;
+  std::set<analysis::LoadLevel> loads;
+  for (const analysis::Series& s : r.series) {
+    loads.insert(s.level);
+  }
+  for (size_t i = 0; i < r.series.size(); i++) {
+    const analysis::Series& s = r.series[i];
+    if (ranks[i] == 1) {
+      headers.push_back("\"" + s.point + "\"" + (s.kind == PointKind::kLatency ? " latency" : "") +
+                        (loads.size() > 1 ? " " + s.level.label() : ""));
+    }
+    group_of[i] = headers.size() - 1;
+  }
+  struct Line {
+    std::string name;
+    size_t best_rank = SIZE_MAX;
+    double best_impact = -INFINITY;
+    std::vector<const analysis::Series*> cells;
+  };
+  std::map<std::string, Line> by_line;
+  for (size_t i = 0; i < r.series.size(); i++) {
+    const analysis::Series& s = r.series[i];
+    Line& l = by_line[s.line];
+    l.name = names.at(s.line);
+    l.cells.resize(headers.size(), nullptr);
+    l.cells[group_of[i]] = &s;
+    l.best_rank = std::min(l.best_rank, ranks[i]);
+    l.best_impact = std::max(l.best_impact, s.impact.value);
+  }
+  std::vector<const Line*> rows;
+  for (const auto& [line, l] : by_line) {
+    rows.push_back(&l);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Line* a, const Line* b) {
+    return a->best_rank != b->best_rank ? a->best_rank < b->best_rank
+                                        : a->best_impact > b->best_impact;
+  });
+  auto cell = [](const analysis::Series* s, bool interval) {
+    if (!s) {
+      return std::string("-");
+    }
+    std::string text = percent(s->impact.value);
+    if (interval && s->impact.has_interval) {
+      char buf[64];
+      snprintf(buf, sizeof buf, " [%+.1f, %+.1f]", s->impact.low * 100, s->impact.high * 100);
+      text += buf;
+    }
+    return text + (s->significant ? "*" : s->contention ? "!" : "");
+  };
+  bool intervals = true;
+  size_t line_w = 4;
+  std::vector<size_t> widths(headers.size());
+  auto measure = [&] {
+    size_t total = 2 + 3 + 2;
+    for (const Line* l : rows) {
+      line_w = std::max(line_w, l->name.size());
+    }
+    for (size_t g = 0; g < headers.size(); g++) {
+      widths[g] = headers[g].size();
+      for (const Line* l : rows) {
+        widths[g] = std::max(widths[g], cell(l->cells[g], intervals).size());
+      }
+      total += 2 + widths[g];
+    }
+    return total + line_w;
+  };
+  if (ctx.width > 0 && measure() > ctx.width) {
+    intervals = false;
+  }
+  size_t total = measure();
+  if (ctx.width > 0 && total > ctx.width) {
+    line_w = std::max<size_t>(16, line_w - std::min(line_w, total - ctx.width));
+  }
+  int conf = static_cast<int>(std::lround(r.options.confidence * 100));
+  std::set<std::string> points;
+  for (const analysis::Series& s : r.series) {
+    points.insert(s.point);
+  }
+  std::string groups = points.size() > 1 ? std::to_string(points.size()) + " progress points" : "";
+  if (loads.size() > 1) {
+    groups += (groups.empty() ? "" : " at ") + std::to_string(loads.size()) + " load levels";
+  }
+  appendf(out, "\n%s: %zu line%s, impact%s (* significant, ! contention)\n", groups.c_str(),
+          rows.size(), rows.size() == 1 ? "" : "s",
+          intervals ? (" [" + std::to_string(conf) + "% CI]").c_str() : "");
+  std::string header;
+  appendf(&header, "    #  %-*s", static_cast<int>(line_w), "line");
+  for (size_t g = 0; g < headers.size(); g++) {
+    appendf(&header, "  %-*s", static_cast<int>(widths[g]), headers[g].c_str());
+  }
+  while (header.back() == ' ') {
+    header.pop_back();
+  }
+  *out += header + "\n";
+  for (size_t i = 0; i < rows.size(); i++) {
+    std::string line;
+    appendf(&line, "  %3zu  %-*s", i + 1, static_cast<int>(line_w),
+            fit_name(rows[i]->name, line_w).c_str());
+    for (size_t g = 0; g < headers.size(); g++) {
+      appendf(&line, "  %-*s", static_cast<int>(widths[g]),
+              cell(rows[i]->cells[g], intervals).c_str());
+    }
+    while (!line.empty() && line.back() == ' ') {
+      line.pop_back();
+    }
+    *out += line + "\n";
+  }
+  *out +=
+      wrap("coz report --point NAME (or --each-point) shows full tables, with predicted speedups.",
+           ctx.width > 0 && ctx.width < 100 ? ctx.width : 100);
+}
+
 void scalability_table(std::string* out, const analysis::Report& r) {
   if (r.scalability.empty()) {
     return;
@@ -236,7 +358,11 @@ std::string render_text(const RenderContext& ctx) {
   }
   std::vector<size_t> ranks = ranks_in_groups(r);
   std::unordered_map<std::string, std::string> names = display_lines(r);
-  for (size_t first = 0; first < r.series.size();) {
+  size_t groups = static_cast<size_t>(std::count(ranks.begin(), ranks.end(), size_t{1}));
+  if (groups > 1 && !ctx.each_point) {
+    overview_table(&out, ctx, names, ranks);
+  }
+  for (size_t first = 0; first < r.series.size() && (groups == 1 || ctx.each_point);) {
     size_t end = first + 1;
     while (end < r.series.size() && ranks[end] != 1) {
       end++;

@@ -275,6 +275,20 @@ TEST_F(Golden, TextFitsTheTerminalWidth) {
   }
 }
 
+// Several progress points share one overview table by default; --each-point gives each its own.
+TEST_F(Golden, SeveralPointsShareOneOverview) {
+  Report r = analyse_files({"latency.coz"});
+  rank_in_groups(&r.series, SortOrder::kImpact);
+  std::string overview = output::render_text(output::RenderContext{r, data_, "impact"});
+  EXPECT_NE(overview.find("2 progress points: 1 line"), std::string::npos) << overview;
+  EXPECT_NE(overview.find("\"req\" latency"), std::string::npos) << overview;
+  EXPECT_NE(overview.find("  1  l.c:7  +20.0% [+20.0, +20.0]*"), std::string::npos) << overview;
+  EXPECT_EQ(overview.find("@50%"), std::string::npos) << overview;
+  std::string each = output::render_text(output::RenderContext{r, data_, "impact", 0, true});
+  EXPECT_NE(each.find("\"req\" (latency), load 1x: 1 line"), std::string::npos) << each;
+  EXPECT_NE(each.find("\"served\" (throughput), load 1x: 1 line"), std::string::npos) << each;
+}
+
 // CSV keeps whole numbers whole: visits and nanosecond durations print every digit.
 TEST_F(Golden, CsvKeepsCountsExact) {
   Report r = analyse_files({"throughput.coz"});
