@@ -1,6 +1,8 @@
 // The pure step from an experiment's counts to its result (see experiment_result.h).
 #include "experiment/experiment_result.h"
 
+#include <algorithm>
+
 namespace coz {
 
 ExperimentResult compute_experiment_result(const ExperimentInput& in) {
@@ -35,10 +37,16 @@ ExperimentResult compute_experiment_result(const ExperimentInput& in) {
           static_cast<double>(p.after.delay_in_flight_ns - p.before.delay_in_flight_ns));
       out.in_flight_ns = integral.integral_ns();
       r.visits += out.arrivals + out.departures;
+      if (p.after.begin + p.after.end != 0) {
+        r.fewest_visits = std::min(r.fewest_visits, out.arrivals + out.departures);
+      }
     } else if (p.after.throughput != 0 || !p.has_arrivals) {
       out.kind = PointResult::Kind::kThroughput;
       out.delta = p.after.throughput - p.before.throughput;
       r.visits += out.delta;
+      if (p.after.throughput != 0) {
+        r.fewest_visits = std::min(r.fewest_visits, out.delta);
+      }
     } else {
       out.kind = PointResult::Kind::kArrivalsOnly;  // COZ_ARRIVAL alone: no throughput record
     }

@@ -67,6 +67,9 @@ struct ExperimentResult {
   double load = 0;  // the load achieved: effective arrival rate over the threads' own rate
   std::vector<PointResult> points;
   uint64_t visits = 0;  // progress visits in all (the scheduler lengthens experiments with few)
+  // The visits of the least visited progress point among those ever visited in the run (the
+  // scheduler shortens experiments only while every such point has plenty); UINT64_MAX if none.
+  uint64_t fewest_visits = UINT64_MAX;
 };
 
 ExperimentResult compute_experiment_result(const ExperimentInput& in);

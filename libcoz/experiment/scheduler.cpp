@@ -17,10 +17,13 @@ int Scheduler::draw_speedup(Random& random) const {
   return step(random) * 5;
 }
 
-void Scheduler::finished(uint64_t visits) {
+void Scheduler::finished(uint64_t visits, uint64_t fewest_visits) {
   if (visits < settings_.min_visits) {
     length_ns_ =
         std::min(length_ns_ * 2, std::max(settings_.max_length_ns, settings_.initial_length_ns));
+  } else if (fewest_visits > settings_.plenty_visits) {
+    length_ns_ =
+        std::max(length_ns_ / 2, std::min(settings_.min_length_ns, settings_.initial_length_ns));
   }
 }
 

@@ -3,8 +3,12 @@
 //
 // Section 5.1.2 and 5.2.2: lines are chosen by sampling (the caller offers the first in-scope
 // line sampled after the previous experiment), speedups at random in 5% steps with 0% drawn
-// often enough that every line gets its own baseline, and the experiment length doubles while
-// an experiment sees too few progress-point visits to measure a rate.
+// often enough that every line gets its own baseline, and the experiment length adapts both ways
+// to the progress-point rate: it doubles while an experiment sees too few visits to measure a
+// rate, and halves (down to min_length_ns) while it sees many more than it needs. An
+// experiment's information grows with its length, so where visits are plentiful shorter
+// experiments cost little precision each and test more lines, at more speedups, in the same time
+// (measured by benchmarks/confidence).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +23,10 @@ struct SchedulerSettings {
   int fixed_speedup = -1;                                // 0-100 to always use it, -1 for random
   uint64_t initial_length_ns = kDefaultExperimentLengthNs;
   uint64_t max_length_ns = 64000000000ull;
-  uint64_t min_visits = 5;         // fewer visits than this doubles the length
-  uint64_t cooloff_ns = 10000000;  // pause between experiments, lets pending samples drain
+  uint64_t min_length_ns = 100000000;  // halving stops here (a hundred samples per thread)
+  uint64_t min_visits = 5;             // fewer visits than this doubles the length
+  uint64_t plenty_visits = 100;        // more visits than this halves the length
+  uint64_t cooloff_ns = 10000000;      // pause between experiments, lets pending samples drain
 };
 
 // The random source: any uniform random bit generator producing 64-bit values.
@@ -39,8 +45,12 @@ class Scheduler {
   uint64_t length_ns() const { return length_ns_; }
 
   // Called with the progress-point visits the finished experiment saw: doubles the length while
-  // there are fewer than min_visits (up to max_length_ns).
-  void finished(uint64_t visits);
+  // there are fewer than min_visits in all (up to max_length_ns), halves it while every point
+  // visited has more than plenty_visits (down to min_length_ns, or the initial length if that is
+  // shorter).
+  // `fewest_visits`: the least visited progress point's visits, among points visited at all.
+  void finished(uint64_t visits, uint64_t fewest_visits);
+  void finished(uint64_t visits) { finished(visits, visits); }
 
   const SchedulerSettings& settings() const { return settings_; }
 

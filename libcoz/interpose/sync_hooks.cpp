@@ -84,11 +84,16 @@ COZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
 
 // --- barriers and joins ----------------------------------------------------------------------
 COZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
-  // Every arrival publishes; the last one releases the rest, who are credited up to the highest
-  // count among the arrivals. Nobody holds a lock afterwards, so debts are paid then.
+  // Every arrival pays what it owes, as before any wait, and publishes; the last one releases the
+  // rest, who are credited up to the highest count among the arrivals. Paying first matters for
+  // the last arrival: it waits for nobody, so a credit would forgive delays owed for the others'
+  // sped-up lines, and its late arrival is what the virtual speedup must show (a line in a
+  // thread that always arrives early then has no effect, as in the real program; before, it
+  // read as a speedup of the line's share).
   if (!coz::hooks_api::active()) {
     return real().pthread_barrier_wait(b);
   }
+  coz::hooks_api::before_block();
   coz::hooks_api::before_wake(b);
   int rc = real().pthread_barrier_wait(b);
   coz::hooks_api::after_block(b, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);

@@ -111,7 +111,7 @@ void ExperimentRunner::begin(SourceLine* line) {
   is_open_ = true;
 }
 
-uint64_t ExperimentRunner::end() {
+ExperimentRunner::Visits ExperimentRunner::end() {
   tick();
   uint64_t end_ns = now_ns();
   state_.selected.store(nullptr, std::memory_order_release);
@@ -152,7 +152,7 @@ uint64_t ExperimentRunner::end() {
   if (on_write_) {
     on_write_(ok, why);
   }
-  return result.visits;
+  return {result.visits, result.fewest_visits};
 }
 
 void ExperimentRunner::finish() {

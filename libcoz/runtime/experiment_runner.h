@@ -96,7 +96,11 @@ class ExperimentRunner {
   SourceLine* wait_for_line();
   void begin(SourceLine* line);
   // Ends the open experiment and writes it; returns the progress visits it saw.
-  uint64_t end();
+  struct Visits {
+    uint64_t total;
+    uint64_t fewest;  // ExperimentResult::fewest_visits
+  };
+  Visits end();
   std::vector<PointSnapshot> snapshot() const;
 
   RunnerSettings settings_;
@@ -156,7 +160,8 @@ void ExperimentRunner::run(Idle&& idle) {
     if (waiting(scheduler_.length_ns())) {
       return;  // an experiment cut short by exit is not written
     }
-    scheduler_.finished(end());
+    Visits visits = end();
+    scheduler_.finished(visits.total, visits.fewest);
     if (waiting(scheduler_.settings().cooloff_ns)) {
       return;
     }

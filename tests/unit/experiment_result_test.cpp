@@ -57,6 +57,16 @@ TEST(ExperimentResult, PointsByKind) {
   EXPECT_EQ(r.points[1].arrival_count, 60u);
   EXPECT_EQ(r.points[2].kind, PointResult::Kind::kArrivalsOnly);
   EXPECT_EQ(r.visits, 25u + 60u + 52u);
+  EXPECT_EQ(r.fewest_visits, 25u) << "the throughput point is the least visited";
+  // A point never visited in the run does not hold experiments short; one visited before but not
+  // in this experiment does.
+  PointInput never{"never", false, false, {}, {}, {}};
+  PointInput idle{"idle", false, false, {}, {}, {}};
+  idle.before.throughput = idle.after.throughput = 4;
+  in.points = {tput, never};
+  EXPECT_EQ(compute_experiment_result(in).fewest_visits, 25u);
+  in.points = {tput, idle};
+  EXPECT_EQ(compute_experiment_result(in).fewest_visits, 0u);
 }
 
 TEST(ExperimentResult, AchievedLoadFromTheArrivalThreadsOwnRate) {

@@ -89,5 +89,28 @@ TEST(Scheduler, LengthDoublesWhileTooFewVisits) {
   EXPECT_EQ(s.length_ns(), 3000u) << "capped";
 }
 
+TEST(Scheduler, LengthHalvesWhileVisitsArePlentiful) {
+  SchedulerSettings settings;
+  settings.initial_length_ns = 800;
+  settings.min_length_ns = 200;
+  settings.plenty_visits = 100;
+  Scheduler s(settings);
+  s.finished(101);
+  EXPECT_EQ(s.length_ns(), 400u);
+  s.finished(100);
+  EXPECT_EQ(s.length_ns(), 400u) << "enough, not plenty: keep the length";
+  s.finished(5000);
+  EXPECT_EQ(s.length_ns(), 200u);
+  s.finished(5000);
+  EXPECT_EQ(s.length_ns(), 200u) << "never below the minimum";
+  s.finished(2);
+  EXPECT_EQ(s.length_ns(), 400u) << "and back up when visits get rare";
+  // A first length below the minimum (--experiment-length 50ms) is kept as the floor.
+  settings.initial_length_ns = 50;
+  Scheduler short_first(settings);
+  short_first.finished(5000);
+  EXPECT_EQ(short_first.length_ns(), 50u);
+}
+
 }  // namespace
 }  // namespace coz
