@@ -226,7 +226,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   RunProgress progress;
   off_t progress_size = -1;
-  double progress_at = -1;
+  double progress_at = -1e9;  // the first look reads the profile at once
   // Redraws the status line; reads the profile again when it grew, at most every two seconds.
   auto update_status = [&](bool force) {
     if (g_resized) {
@@ -290,10 +290,21 @@ int run_command(const std::vector<std::string>& args) {
         failed_status = status;
       }
       bool more = total ? done < total : true;
+      if ((total > 1 || repeat) && !options.quiet) {
+        // Each run of several says where the profile stands.
+        progress = read_progress(output);
+        progress_size = file_size(output);
+        fprintf(stderr,
+                "coz: after run %zu: %zu experiments, %zu of %zu lines with enough data%s\n", done,
+                progress.experiments, progress.lines_shown, progress.lines_tested,
+                progress.top.empty() ? "" : ("; top " + progress.top).c_str());
+      }
       if (repeat && more && !g_stop && !(failed && !options.keep_going)) {
         if (options.until_confident) {
-          progress = read_progress(output);
-          progress_size = file_size(output);
+          if (options.quiet) {  // not read after the run above
+            progress = read_progress(output);
+            progress_size = file_size(output);
+          }
           if (progress.separated) {
             fprintf(stderr,
                     "coz: the best line of each progress point is told apart after %zu run%s "

@@ -122,6 +122,8 @@ TEST(RepeatedRuns, BudgetRunsTheProgramAgainUntilItIsUsed) {
   ASSERT_EQ(r.status, 0) << r.err;
   size_t runs = records_of(profile, RecordKind::kStartup).size();
   EXPECT_GE(runs, 2u) << r.err;
+  EXPECT_NE(r.err.find("coz: after run 1: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" lines with enough data"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the budget of 2s is used after " + std::to_string(runs) + " runs"),
             std::string::npos)
       << r.err;
@@ -156,10 +158,12 @@ TEST(RepeatedRuns, UntilConfidentStopsOnceTheBestLineIsToldApart) {
       }
     }
   }
-  auto r = run_process({COZ_TEST_CLI, "run", "--until-confident", "--budget", "5m", "-o", profile,
-                        "---", fixture("two_hot"), "30"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("told apart after 1 run"), std::string::npos) << r.err;
+  // On a terminal, as a user would run it: the status line runs alongside.
+  TerminalRun r = run_on_terminal({COZ_TEST_CLI, "run", "--until-confident", "--budget", "5m", "-o",
+                                   profile, "---", fixture("two_hot"), "30"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("told apart after 1 run"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("top: two_hot.c:"), std::string::npos) << r.output;
   EXPECT_EQ(records_of(profile, RecordKind::kStartup).size(), 2u);
 }
 
