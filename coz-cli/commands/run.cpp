@@ -58,15 +58,9 @@ double seconds_since(const timespec& start) {
          static_cast<double>(now.tv_nsec - start.tv_nsec) / 1e9;
 }
 
-std::string format_seconds(double s) {
-  char buf[32];
-  int whole = static_cast<int>(s + 0.5);
-  if (whole >= 60) {
-    snprintf(buf, sizeof buf, "%dm%02ds", whole / 60, whole % 60);
-  } else {
-    snprintf(buf, sizeof buf, "%ds", whole);
-  }
-  return buf;
+// Rounded to whole seconds, as format_seconds() shows them.
+int rounded(double seconds) {
+  return static_cast<int>(seconds + 0.5);
 }
 
 // Ctrl-C from the terminal (SI_KERNEL) reaches the program through its process group; coz only
@@ -228,14 +222,14 @@ int run_command(const std::vector<std::string>& args) {
   off_t progress_size = -1;
   double progress_at = -1e9;  // the first look reads the profile at once
   // Redraws the status line; reads the profile again when it grew, at most every two seconds.
-  auto update_status = [&](bool force) {
+  auto update_status = [&] {
     if (g_resized) {
       g_resized = 0;
       status_line.resized();
     }
     double now = seconds_since(started);
     off_t size = file_size(output);
-    if (force || (size != progress_size && now - progress_at >= 2)) {
+    if (size != progress_size && now - progress_at >= 2) {
       progress = read_progress(output);
       progress_size = size;
       progress_at = now;
@@ -248,10 +242,10 @@ int run_command(const std::vector<std::string>& args) {
       done++;
       if (total > 1 || (repeat && done > 1)) {
         std::string of = total ? " of " + std::to_string(total) : "";
-        std::string left = repeat
-                               ? ", " + format_seconds(options.budget_s - seconds_since(started)) +
-                                     " of the budget left"
-                               : "";
+        std::string left =
+            repeat ? ", " + format_seconds(rounded(options.budget_s - seconds_since(started))) +
+                         " of the budget left"
+                   : "";
         fprintf(stderr, "coz: run %zu%s%s%s\n", done, of.c_str(),
                 load > 0 ? (" at load " + format_load(load)).c_str() : "", left.c_str());
       }
@@ -273,7 +267,7 @@ int run_command(const std::vector<std::string>& args) {
                       kExitCannotProfile);
         }
         if (got == 0) {
-          update_status(false);
+          update_status();
           timespec tick = {0, 250000000};
           nanosleep(&tick, nullptr);
         }
@@ -290,33 +284,32 @@ int run_command(const std::vector<std::string>& args) {
         failed_status = status;
       }
       bool more = total ? done < total : true;
-      if ((total > 1 || repeat) && !options.quiet) {
-        // Each run of several says where the profile stands.
+      if (total > 1 || repeat) {
+        // Each run of several says where the profile stands (and --until-confident reads it).
         progress = read_progress(output);
         progress_size = file_size(output);
-        fprintf(stderr,
-                "coz: after run %zu: %zu experiments, %zu of %zu lines with enough data%s\n", done,
-                progress.experiments, progress.lines_shown, progress.lines_tested,
-                progress.top.empty() ? "" : ("; top " + progress.top).c_str());
+        if (!options.quiet) {
+          fprintf(stderr,
+                  "coz: after run %zu: %zu experiments, %zu of %zu lines with enough data%s\n",
+                  done, progress.experiments, progress.lines_shown, progress.lines_tested,
+                  progress.top.empty() ? "" : ("; top " + progress.top).c_str());
+        }
       }
       if (repeat && more && !g_stop && !(failed && !options.keep_going)) {
         if (options.until_confident) {
-          if (options.quiet) {  // not read after the run above
-            progress = read_progress(output);
-            progress_size = file_size(output);
-          }
           if (progress.separated) {
             fprintf(stderr,
                     "coz: the best line of each progress point is told apart after %zu run%s "
                     "(%s): done\n",
-                    done, done == 1 ? "" : "s", format_seconds(seconds_since(started)).c_str());
+                    done, done == 1 ? "" : "s",
+                    format_seconds(rounded(seconds_since(started))).c_str());
             more = false;
             stopped = true;
           }
         }
         if (more && seconds_since(started) >= options.budget_s) {
           fprintf(stderr, "coz: the budget of %s is used after %zu run%s%s\n",
-                  format_seconds(options.budget_s).c_str(), done, done == 1 ? "" : "s",
+                  format_seconds(rounded(options.budget_s)).c_str(), done, done == 1 ? "" : "s",
                   options.until_confident ? ", before the best lines were told apart" : "");
           more = false;
           stopped = true;

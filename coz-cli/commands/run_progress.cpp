@@ -35,13 +35,7 @@ RunProgress read_progress(const std::string& profile) {
   std::vector<size_t> ranks = output::ranks_in_groups(report);
   std::unordered_map<std::string, std::string> names = output::display_lines(report);
   const analysis::Series& best = report.series[0];
-  char buf[128];
-  snprintf(buf, sizeof buf, " %+.1f%%", best.impact.value * 100);
-  p.top = names.at(best.line) + buf;
-  if (best.impact.has_interval) {
-    snprintf(buf, sizeof buf, " [%+.1f, %+.1f]", best.impact.low * 100, best.impact.high * 100);
-    p.top += buf;
-  }
+  p.top = names.at(best.line) + " " + output::estimate_text(best.impact);
   p.separated = true;
   for (size_t first = 0; first < report.series.size();) {
     const analysis::Series& top = report.series[first];
@@ -59,16 +53,19 @@ RunProgress read_progress(const std::string& profile) {
   return p;
 }
 
-std::string status_text(const RunProgress& p, double elapsed_s, size_t run, size_t runs) {
-  char buf[256];
-  int seconds = static_cast<int>(elapsed_s);
-  std::string text = "coz: ";
+std::string format_seconds(int seconds) {
+  char buf[32];
   if (seconds >= 60) {
     snprintf(buf, sizeof buf, "%dm%02ds", seconds / 60, seconds % 60);
   } else {
     snprintf(buf, sizeof buf, "%ds", seconds);
   }
-  text += buf;
+  return buf;
+}
+
+std::string status_text(const RunProgress& p, double elapsed_s, size_t run, size_t runs) {
+  char buf[256];
+  std::string text = "coz: " + format_seconds(static_cast<int>(elapsed_s));
   if (runs != 1) {
     snprintf(buf, sizeof buf, runs ? " | run %zu of %zu" : " | run %zu", run, runs);
     text += buf;

@@ -21,6 +21,9 @@ struct RunProgress {
 // Reads and analyses `profile` (a quick bootstrap: this runs a few times a minute).
 RunProgress read_progress(const std::string& profile);
 
+// Whole seconds as "42s" or "3m05s".
+std::string format_seconds(int seconds);
+
 // The status line's text: elapsed time, the run, experiments, lines, the top line.
 std::string status_text(const RunProgress& p, double elapsed_s, size_t run, size_t runs);
 

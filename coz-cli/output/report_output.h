@@ -27,6 +27,10 @@ std::string render_json(const RenderContext& ctx);
 std::string render_csv(const RenderContext& ctx);
 std::string render_text(const RenderContext& ctx);
 
+// An estimate as the report shows it: "+17.2%", then " [+14.9, +19.3]" when it has an interval
+// and `interval` asks for it.
+std::string estimate_text(const analysis::Estimate& e, bool interval = true);
+
 // Each series' rank within its (progress point, load level) group, in report order: 1, 2, ...
 std::vector<size_t> ranks_in_groups(const analysis::Report& report);
 

@@ -109,12 +109,7 @@ void series_table(std::string* out, const RenderContext& ctx,
     Row row;
     row.line = names.at(s.line);
     row.experiments = s.experiments;
-    row.impact = percent(s.impact.value);
-    if (s.impact.has_interval) {
-      char buf[64];
-      snprintf(buf, sizeof buf, " [%+.1f, %+.1f]", s.impact.low * 100, s.impact.high * 100);
-      row.impact += buf;
-    }
+    row.impact = estimate_text(s.impact);
     for (int k = 0; k < 4; k++) {
       row.at[k] = "-";
       for (const analysis::Prediction& p : s.predicted) {
@@ -234,13 +229,7 @@ void overview_table(std::string* out, const RenderContext& ctx,
     if (!s) {
       return std::string("-");
     }
-    std::string text = percent(s->impact.value);
-    if (interval && s->impact.has_interval) {
-      char buf[64];
-      snprintf(buf, sizeof buf, " [%+.1f, %+.1f]", s->impact.low * 100, s->impact.high * 100);
-      text += buf;
-    }
-    return text + (s->significant ? "*" : s->contention ? "!" : "");
+    return estimate_text(s->impact, interval) + (s->significant ? "*" : s->contention ? "!" : "");
   };
   bool intervals = true;
   size_t line_w = 4;
@@ -337,6 +326,16 @@ void scalability_table(std::string* out, const analysis::Report& r) {
 }
 
 }  // namespace
+
+std::string estimate_text(const analysis::Estimate& e, bool interval) {
+  std::string text = percent(e.value);
+  if (interval && e.has_interval) {
+    char buf[64];
+    snprintf(buf, sizeof buf, " [%+.1f, %+.1f]", e.low * 100, e.high * 100);
+    text += buf;
+  }
+  return text;
+}
 
 std::string render_text(const RenderContext& ctx) {
   const analysis::Report& r = ctx.report;
