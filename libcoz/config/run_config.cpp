@@ -194,6 +194,16 @@ const std::vector<ConfigOption>& run_config_options() {
    [](const RunConfig& c) {
      return c.zero_speedup_share == defaults().zero_speedup_share
                 ? std::string() : format_double(c.zero_speedup_share); }},
+  {"--speedup-step", "COZ_SPEEDUP_STEP", OptionSource::kFlag, "N",
+   "non-zero speedups are drawn from N%, 2N%, ..., 100%: 5 (default), 10, 20, 25 or 50", false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     uint64_t n = 0;
+     if (!parse_u64(t, &n) || n == 0 || n > 100 || 100 % n != 0) {
+       *why = "must divide 100 (for example 5, 10, 20 or 25)"; return false; }
+     c->speedup_step = static_cast<int>(n); return true; },
+   [](const RunConfig& c) {
+     return c.speedup_step == defaults().speedup_step ? std::string()
+                                                      : std::to_string(c.speedup_step); }},
   {"--progress", "COZ_PROGRESS_BREAKPOINTS", OptionSource::kFlag, "FILE:LINE",
    "count every execution of this line (hardware breakpoint)", true,
    [](const std::string& t, RunConfig* c, std::string* why) {
@@ -251,7 +261,7 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
   auto fields = [](const RunConfig& c) {
     return std::tie(c.output, c.binary_scope, c.source_scope, c.include_system, c.end_to_end,
                     c.fixed_line, c.fixed_speedup, c.sampling_period_ns, c.experiment_length_ns,
-                    c.zero_speedup_share, c.breakpoint_progress, c.sampled_progress,
+                    c.zero_speedup_share, c.speedup_step, c.breakpoint_progress, c.sampled_progress,
                     c.arrival_speedup_ns, c.load, c.verbose, c.root_pid, c.run_id, c.exec_ns,
                     c.debug_path);
   };

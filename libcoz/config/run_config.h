@@ -27,6 +27,7 @@ inline constexpr size_t kMaxSampledPoints = 16;
 inline constexpr uint64_t kDefaultSamplingPeriodNs = 1000000;      // 1 ms of thread CPU time
 inline constexpr uint64_t kDefaultExperimentLengthNs = 500000000;  // the first experiment's length
 inline constexpr double kDefaultZeroSpeedupShare = 0.5;
+inline constexpr int kDefaultSpeedupStep = 5;  // speedups drawn from 5, 10, ..., 100
 
 struct RunConfig {
   std::string output = "profile.coz";
@@ -39,6 +40,7 @@ struct RunConfig {
   uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;
   uint64_t experiment_length_ns = kDefaultExperimentLengthNs;  // first experiment length
   double zero_speedup_share = kDefaultZeroSpeedupShare;        // share of 0% (baseline) experiments
+  int speedup_step = kDefaultSpeedupStep;        // non-zero speedups: multiples of this up to 100
   std::vector<std::string> breakpoint_progress;  // FILE:LINE progress points (breakpoints)
   std::vector<std::string> sampled_progress;     // FILE:LINE progress points (samples)
   uint64_t arrival_speedup_ns = 0;               // load amplification: fixed speedup per arrival

@@ -13,8 +13,9 @@ int Scheduler::draw_speedup(Random& random) const {
   if (coin(random) < settings_.zero_speedup_share) {
     return 0;
   }
-  std::uniform_int_distribution<int> step(1, 20);
-  return step(random) * 5;
+  int step = settings_.speedup_step > 0 ? settings_.speedup_step : kDefaultSpeedupStep;
+  std::uniform_int_distribution<int> level(1, 100 / step);
+  return level(random) * step;
 }
 
 void Scheduler::finished(uint64_t visits, uint64_t fewest_visits) {

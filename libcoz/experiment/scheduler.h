@@ -21,6 +21,7 @@ namespace coz {
 struct SchedulerSettings {
   double zero_speedup_share = kDefaultZeroSpeedupShare;  // probability of a 0% experiment
   int fixed_speedup = -1;                                // 0-100 to always use it, -1 for random
+  int speedup_step = kDefaultSpeedupStep;                // non-zero draws: multiples up to 100
   uint64_t initial_length_ns = kDefaultExperimentLengthNs;
   uint64_t max_length_ns = 64000000000ull;
   uint64_t min_length_ns = 100000000;  // halving stops here (a hundred samples per thread)
@@ -38,7 +39,7 @@ class Scheduler {
       : settings_(settings), length_ns_(settings.initial_length_ns) {}
 
   // A speedup in percent: the fixed one, or 0 with probability zero_speedup_share and otherwise
-  // uniform over 5, 10, ..., 100.
+  // uniform over the multiples of speedup_step up to 100 (5, 10, ..., 100 by default).
   int draw_speedup(Random& random) const;
 
   // The length of the next experiment.

@@ -201,6 +201,7 @@ bool Runtime::start() {
   runner.amplify = amplify_;
   runner.scheduler.zero_speedup_share = config_.zero_speedup_share;
   runner.scheduler.fixed_speedup = config_.fixed_speedup;
+  runner.scheduler.speedup_step = config_.speedup_step;
   runner.scheduler.initial_length_ns = config_.experiment_length_ns;
   runner.scheduler.cooloff_ns = config_.sampling_period_ns * kCooloffPeriods;
   runner.end_to_end = config_.end_to_end;

@@ -45,6 +45,7 @@ RunConfig everything_set() {
   c.sampling_period_ns = 250000;
   c.experiment_length_ns = 12345678;
   c.zero_speedup_share = 0.1;
+  c.speedup_step = 25;
   c.breakpoint_progress = {"a.c:1", "b.c:2"};
   c.sampled_progress = {"c.c:3"};
   c.arrival_speedup_ns = 750001;

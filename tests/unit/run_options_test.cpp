@@ -60,6 +60,9 @@ TEST(RunOptions, ExperimentSettings) {
             std::string::npos);
   EXPECT_NE(parse_error({"--experiment-length", "10us", "---", "p"}).find("1ms"),
             std::string::npos);
+  EXPECT_EQ(parse_ok({"--speedup-step", "20", "---", "p"}).config.speedup_step, 20);
+  EXPECT_NE(parse_error({"--speedup-step", "30", "---", "p"}).find("divide 100"),
+            std::string::npos);
 }
 
 TEST(RunOptions, Help) {

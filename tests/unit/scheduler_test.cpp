@@ -41,6 +41,21 @@ TEST(Scheduler, ZeroShareIsConfigurable) {
   EXPECT_NEAR(zeros / 20000.0, 0.2, 0.015);
 }
 
+TEST(Scheduler, SpeedupStepSetsTheLevels) {
+  SchedulerSettings settings;
+  settings.speedup_step = 25;
+  Scheduler s(settings);
+  Random random(11);
+  std::map<int, int> counts;
+  for (int i = 0; i < 8000; i++) {
+    counts[s.draw_speedup(random)]++;
+  }
+  ASSERT_EQ(counts.size(), 5u) << "0, 25, 50, 75, 100";
+  for (int speedup = 25; speedup <= 100; speedup += 25) {
+    EXPECT_NEAR(counts[speedup] / 8000.0, 0.5 / 4, 0.02) << speedup;
+  }
+}
+
 TEST(Scheduler, DrawsAreRandomNotSystematic) {
   Scheduler s(SchedulerSettings{});
   Random a(1), b(2);
