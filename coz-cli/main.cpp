@@ -8,6 +8,7 @@
 #include "commands/report.h"
 #include "commands/run.h"
 #include "common/command_line.h"
+#include "common/man_page.h"
 
 namespace {
 
@@ -46,6 +47,36 @@ void usage(FILE* out) {
       out);
 }
 
+// `coz help --man`: the page for `coz` itself, from the same table as usage().
+std::string top_man_page() {
+  coz::cli::ManPage page;
+  page.name = "coz";
+  page.summary = "a causal profiler, with load amplification";
+  page.command = "coz";
+  page.synopsis = "COMMAND [options]";
+  page.description =
+      "Mark progress points in a program (COZ_PROGRESS, COZ_BEGIN/COZ_END, COZ_ARRIVAL from "
+      "coz.h), run it under coz run, and get a causal profile: for each source line, how much "
+      "the whole program would speed up if that line were made faster. coz report prints the "
+      "profile with intervals and significance; coz plot writes it as an offline HTML page.";
+  coz::cli::ManSection commands{"COMMANDS", {}, ""};
+  for (const Command& c : kCommands) {
+    commands.items.emplace_back(std::string("coz ") + c.usage, c.summary);
+  }
+  commands.items.emplace_back("coz help [--man] COMMAND",
+                              "the help (or this manual's page) of one");
+  page.sections.push_back(commands);
+  page.sections.push_back(
+      {"OPTIONS", {{"-h, --help", "show the usage"}, {"--version", "show the version"}}, ""});
+  page.sections.push_back(
+      {"ENVIRONMENT",
+       {{"COZ_RUNTIME", "the runtime (libcoz.so) coz run preloads, instead of the installed one"},
+        {"COZ_VIEWER_DIR", "the viewer's files coz plot bundles, instead of the installed ones"}},
+       ""});
+  page.see_also = {"coz-run", "coz-report", "coz-plot"};
+  return coz::cli::render_man(page, COZ_VERSION);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -59,8 +90,20 @@ int main(int argc, char** argv) {
     return coz::cli::kExitOk;
   }
   if (args[0] == "--version") {
-    printf("coz %s\n", COZ_VERSION);
+    printf("coz (coz-amp) %s\n", COZ_VERSION);
     return coz::cli::kExitOk;
+  }
+  if (args[0] == "help" && args[1] == "--man") {
+    if (args.size() == 2) {
+      fputs(top_man_page().c_str(), stdout);
+      return coz::cli::kExitOk;
+    }
+    const Command* c = find(args[2]);
+    if (!c) {
+      fprintf(stderr, "coz: error: no command '%s'; see coz --help\n", args[2].c_str());
+      return coz::cli::kExitUsage;
+    }
+    return c->main({"--man"});
   }
   if (args[0] == "help") {
     const Command* c = find(args[1]);

@@ -7,9 +7,12 @@ cd "$(dirname "$0")/.."
 
 # clang: the fuzz targets (tests/fuzz, libFuzzer with ASan and UBSan) build with it, and
 # libclang-rt-14-dev holds the libFuzzer and sanitizer runtimes they link (a Recommends of clang);
-# clang-format: the style check (tests/format_test.sh); libcli11-dev: the CLI's option parsing.
-packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev clang
-          libclang-rt-14-dev clang-format libcli11-dev)
+# clang-format: the style check (tests/format_test.sh); libcli11-dev: the CLI's option parsing;
+# man-db: the install test renders the man pages and runs `man coz`; wasi-libc, the wasm32 libc++,
+# libc++abi and compiler runtime, and lld-14: the viewer's profile reader, built for WebAssembly.
+packages=(cmake ninja-build g++ gcc make pkg-config binutils libc6-dev libdw-dev libelf-dev libgtest-dev clang man-db
+          libclang-rt-14-dev clang-format libcli11-dev wasi-libc libc++-14-dev-wasm32
+          libc++abi-14-dev-wasm32 libclang-rt-14-dev-wasm32 lld-14)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 // The coz-amp viewer: renders the JSON of `coz report --json` (schema coz-amp-report v1, see
 // coz-cli/output/REPORT_JSON.md) as one small Vega-Lite chart per line, with controls whose state
-// lives in the URL. Every string from the profile is untrusted: it reaches the page only through
+// lives in the URL: one progress point at a time, or all of them overlaid with a legend that
+// toggles each. Another profile opens from the page (reader.js). Every string from the profile is untrusted: it reaches the page only through
 // textContent, element properties and Vega data, never as markup.
 (function () {
   'use strict';
@@ -17,13 +18,17 @@
     return JSON.parse(el.textContent);
   }
 
-  const report = readJson('coz-report', null);
-  const sources = readJson('coz-sources', {});
+  // What the page shows: the report coz plot embedded, until the user opens another profile.
+  let report = readJson('coz-report', null);
+  let sources = readJson('coz-sources', {});
   // Files the profile names whose source coz plot did not embed, and why ("hidden path", ...).
-  const leftOutList = readJson('coz-sources-left-out', []);
-  const leftOut = new Map((Array.isArray(leftOutList) ? leftOutList : [])
-    .filter((l) => l && typeof l.file === 'string' && typeof l.reason === 'string')
-    .map((l) => [l.file, l.reason]));
+  let leftOut = leftOutMap(readJson('coz-sources-left-out', []));
+
+  function leftOutMap(list) {
+    return new Map((Array.isArray(list) ? list : [])
+      .filter((l) => l && typeof l.file === 'string' && typeof l.reason === 'string')
+      .map((l) => [l.file, l.reason]));
+  }
 
   function el(tag, props, children) {
     const node = document.createElement(tag);
@@ -47,7 +52,9 @@
 
   // --- state, kept in the URL's hash so a view can be shared or reloaded -----------------------
   const pointKey = (s) => s.kind + ':' + s.point;
-  const levelLabels = report ? report.load_levels.map((l) => l.label) : [];
+  const ALL = '*';  // the point control's value for every progress point, overlaid
+  let levelLabels = report ? report.load_levels.map((l) => l.label) : [];
+  const pointKeys = () => report.progress_points.map((p) => p.kind + ':' + p.name);
 
   function defaultPoint() {
     const counts = new Map();
@@ -77,12 +84,18 @@
     if (levels.length === 0) {
       levels = levelLabels.slice();
     }
-    const points = report.progress_points.map((p) => p.kind + ':' + p.name);
+    const points = pointKeys();
+    const point = params.get('point');
+    let hidden = params.has('hide') ? params.get('hide').split(',').filter((p) => points.includes(p)) : [];
+    if (hidden.length >= points.length) {
+      hidden = [];  // a legend with every point off shows nothing: show them all
+    }
     return {
       sort: ['impact', 'slope', 'max', 'name'].includes(params.get('sort')) ? params.get('sort') : 'impact',
       min: min >= 2 && min <= 21 ? min : defaultMin,
       filter: params.get('q') || '',
-      point: points.includes(params.get('point')) ? params.get('point') : defaultPoint(),
+      point: points.includes(point) || (point === ALL && points.length > 1) ? point : defaultPoint(),
+      hidden: hidden,
       levels: levels,
       phase: params.get('phase') !== '0',
     };
@@ -96,6 +109,9 @@
       params.set('q', state.filter);
     }
     params.set('point', state.point);
+    if (state.point === ALL && state.hidden.length) {
+      params.set('hide', state.hidden.join(','));
+    }
     params.set('levels', state.levels.join(','));
     params.set('phase', state.phase ? '1' : '0');
     lastHash = params.toString();
@@ -104,8 +120,8 @@
   let lastHash = '';
 
   // --- the data as the controls ask for it ----------------------------------------------------
-  // One series seen with or without phase correction.
-  function view(series, phase) {
+  // One series seen with or without phase correction; `key` names it in the legend and colours.
+  function view(series, phase, key) {
     const scale = phase || !(series.phase_factor > 0) ? 1 : 1 / series.phase_factor;
     const points = series.curve.map((p) => {
       const low = p.low === null ? null : p.low * scale;
@@ -119,11 +135,14 @@
         experiments: p.experiments,
         visits: p.visits,
         level: series.load,
+        point: series.point,
+        key: key,
         line: series.line,
       };
     });
     return {
       series: series,
+      key: key,
       points: points,
       impact: series.impact.value * scale,
       impactLow: series.impact.low === null ? null : series.impact.low * scale,
@@ -139,12 +158,31 @@
     return typeof series.display === 'string' ? series.display : series.line.split('/').pop();
   }
 
-  // Lines to draw: each with its series at the selected levels, sorted as asked.
+  // What tells a line's series apart: the load level for one progress point; the point when
+  // they are overlaid (and the level too when several are shown).
+  function seriesKey(s, state) {
+    if (state.point !== ALL) {
+      return s.load;
+    }
+    return state.levels.length > 1 ? s.point + ' @ ' + s.load : s.point;
+  }
+
+  // Every key the current view can show, in legend order (fixes the colours).
+  function keysOf(state) {
+    if (state.point !== ALL) {
+      return levelLabels.slice();
+    }
+    const names = report.progress_points.map((p) => p.name);
+    return state.levels.length > 1 ? names.flatMap((n) => state.levels.map((l) => n + ' @ ' + l)) : names;
+  }
+
+  // Lines to draw: each with its series at the selected points and levels, sorted as asked.
   function selectLines(state) {
     const byLine = new Map();
     const needle = state.filter.toLowerCase();
+    const shown = (s) => (state.point === ALL ? !state.hidden.includes(pointKey(s)) : pointKey(s) === state.point);
     for (const s of report.series) {
-      if (pointKey(s) !== state.point || !state.levels.includes(s.load) || s.curve.length < state.min) {
+      if (!shown(s) || !state.levels.includes(s.load) || s.curve.length < state.min) {
         continue;
       }
       if (needle && !s.line.toLowerCase().includes(needle) && !displayName(s).toLowerCase().includes(needle)) {
@@ -153,7 +191,7 @@
       if (!byLine.has(s.line)) {
         byLine.set(s.line, { line: s.line, display: displayName(s), file: s.file, number: s.line_number, views: [] });
       }
-      byLine.get(s.line).views.push(view(s, state.phase));
+      byLine.get(s.line).views.push(view(s, state.phase, seriesKey(s, state)));
     }
     const lines = Array.from(byLine.values());
     const best = (line, key) => Math.max(...line.views.map((v) => v[key]));
@@ -186,24 +224,25 @@
   }
 
   // --- charts -----------------------------------------------------------------------------------
-  const colour = { field: 'level', type: 'nominal', scale: { domain: levelLabels, range: PALETTE }, legend: null };
-
-  function lineSpec(line, domain) {
+  function lineSpec(line, domain, keys) {
+    const colour = { field: 'key', type: 'nominal', scale: { domain: keys, range: PALETTE }, legend: null };
     const points = [];
     const fits = [];
     for (const v of line.views) {
       points.push(...v.points);
       const xmax = Math.max(...v.points.map((p) => p.x));
-      fits.push({ x: 0, y: 0, level: v.series.load }, { x: xmax, y: v.slope * xmax, level: v.series.load });
+      fits.push({ x: 0, y: 0, key: v.key }, { x: xmax, y: v.slope * xmax, key: v.key });
     }
     // A few pixels of padding, so points at 0% and 100% are not cut by the clipping.
     const x = { field: 'x', type: 'quantitative', scale: { domain: [0, 1], padding: 6 },
                 axis: { format: '.0%', title: 'line speedup', tickCount: 5 } };
     const y = { field: 'y', type: 'quantitative', scale: { domain: domain, zero: false, nice: false, padding: 6 },
                 axis: { format: '+.0%', title: 'program speedup', tickCount: 5 } };
+    // As wide as its card, axes and labels included, so no chart overflows at any window width.
     return {
-      width: 280,
+      width: 'container',
       height: 150,
+      autosize: { type: 'fit-x', contains: 'padding' },
       data: { values: points },
       layer: [
         { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#999', clip: true },
@@ -211,12 +250,13 @@
         { transform: [{ filter: 'datum.low !== null' }], mark: { type: 'rule', strokeWidth: 1.5, clip: true },
           encoding: { x: x, y: { field: 'low', type: 'quantitative', scale: y.scale }, y2: { field: 'high' }, color: colour } },
         { data: { values: fits }, mark: { type: 'line', strokeDash: [4, 3], strokeWidth: 1.2, clip: true },
-          encoding: { x: x, y: y, color: colour, detail: { field: 'level' } } },
+          encoding: { x: x, y: y, color: colour, detail: { field: 'key' } } },
         { mark: { type: 'point', filled: true, size: 45, clip: true },
           encoding: {
             x: x, y: y, color: colour,
             tooltip: [
               { field: 'line', title: 'line' },
+              { field: 'point', title: 'progress point' },
               { field: 'level', title: 'load' },
               { field: 'x', title: 'line speedup', format: '.0%' },
               { field: 'y', title: 'program speedup', format: '+.1%' },
@@ -229,9 +269,12 @@
     };
   }
 
+  // ast: expressions are interpreted (vega-interpreter, inside vega-embed) instead of compiled
+  // with Function(), so the page's policy needs no 'unsafe-eval'.
   const embedOptions = {
     mode: 'vega-lite',
     renderer: 'svg',
+    ast: true,
     actions: { export: true, source: false, compiled: false, editor: false },
   };
 
@@ -284,11 +327,11 @@
     },
   };
 
-  function card(line, domain, phaseOn) {
+  function card(line, domain, keys, phaseOn) {
     const title = el('h3', { textContent: line.display, title: line.line });
     // One badge per finding, naming the load levels it holds at when there are several.
     const badge = (cls, text, tip, holds) => {
-      const levels = line.views.filter((v) => holds(v.series)).map((v) => v.series.load);
+      const levels = line.views.filter((v) => holds(v.series)).map((v) => v.key);
       if (levels.length) {
         const suffix = line.views.length > 1 ? ' ' + levels.join(', ') : '';
         title.append(el('span', { className: 'badge ' + cls, textContent: text + suffix, title: tip }));
@@ -305,7 +348,7 @@
     const stats = el('p', { className: 'stats' });
     stats.textContent = line.views.map((v) => {
       const ci = v.impactLow === null ? '' : ' [' + percent(v.impactLow) + ', ' + percent(v.impactHigh) + ']';
-      return (line.views.length > 1 ? v.series.load + ': ' : '') + 'impact ' + percent(v.impact) + ci +
+      return (line.views.length > 1 ? v.key + ': ' : '') + 'impact ' + percent(v.impact) + ci +
              ', slope ' + v.slope.toFixed(2) + ', ' + v.series.experiments + ' experiments';
     }).join('; ');
     const chart = el('div', { className: 'chart' });
@@ -316,7 +359,7 @@
         showSource(line);
       }
     });
-    charts.lazy(chart, lineSpec(line, domain));
+    charts.lazy(chart, lineSpec(line, domain, keys));
     return node;
   }
 
@@ -389,6 +432,7 @@
                s.lines_tested + ' lines tested');
     $('summary-text').textContent = parts.join(' \u00b7 ');
     const warnings = $('warnings');
+    warnings.textContent = '';
     for (const w of report.warnings) {
       warnings.append(el('li', { textContent: w }));
     }
@@ -399,38 +443,83 @@
                                                   input.errors[0].line + ', ' + input.errors[0].message + ')' }));
       }
     }
+    const note = $('source-note');
+    note.hidden = leftOut.size === 0;
     if (leftOut.size) {
       const shown = 10;
       const names = Array.from(leftOut, ([file, reason]) => file + ' (' + reason + ')');
-      const note = $('source-note');
       note.textContent = 'Source not shown for ' + names.length + (names.length === 1 ? ' file: ' : ' files: ') +
         names.slice(0, shown).join(', ') + (names.length > shown ? ', and ' + (names.length - shown) + ' more' : '') + '.';
-      note.hidden = false;
     }
   }
 
-  function setUpControls(state, onChange) {
+  // A row of checkboxes with colour swatches (the load levels, the overlaid points' legend).
+  function toggles(container, entries, onToggle) {
+    container.textContent = '';
+    entries.forEach((entry, i) => {
+      const box = el('input', { type: 'checkbox', checked: entry.checked, value: entry.value });
+      box.addEventListener('change', () => onToggle(entry.value, box.checked, box));
+      const swatch = el('span', { className: 'swatch' });
+      swatch.style.background = PALETTE[i % PALETTE.length];
+      container.append(el('label', { title: entry.title || '' }, [box, swatch, entry.label]));
+    });
+  }
+
+  // The controls that depend on the report: the point menu, the load levels, the legend.
+  function fillControls(state, onChange) {
     $('sort').value = state.sort;
     $('min-points').value = String(state.min);
     $('filter').value = state.filter;
     $('phase').checked = state.phase;
     const pointSelect = $('point');
+    pointSelect.textContent = '';
     for (const p of report.progress_points) {
       pointSelect.append(el('option', { value: p.kind + ':' + p.name, textContent: p.name + ' (' + p.kind + ')' }));
+    }
+    if (report.progress_points.length > 1) {
+      pointSelect.append(el('option', { value: ALL, textContent: 'all, overlaid' }));
     }
     pointSelect.value = state.point;
     const levels = $('levels');
     levels.hidden = levelLabels.length < 2;
-    levelLabels.forEach((label, i) => {
-      const box = el('input', { type: 'checkbox', checked: state.levels.includes(label), value: label });
-      box.addEventListener('change', () => {
-        state.levels = levelLabels.filter((l) => levels.querySelector('input[value="' + CSS.escape(l) + '"]').checked);
+    toggles(levels, levelLabels.map((l) => ({ value: l, label: 'load ' + l, checked: state.levels.includes(l) })),
+      (value, checked, box) => {
+        const next = levelLabels.filter((l) => (l === value ? checked : state.levels.includes(l)));
+        if (next.length === 0) {
+          box.checked = true;  // one level at least
+          return;
+        }
+        state.levels = next;
         onChange();
       });
-      const swatch = el('span', { className: 'swatch' });
-      swatch.style.background = PALETTE[i % PALETTE.length];
-      levels.append(el('label', {}, [box, swatch, 'load ' + label]));
-    });
+    // The legend of overlaid points: each entry shows or hides its point in every chart.
+    const legend = $('legend');
+    legend.hidden = state.point !== ALL;
+    if (state.point === ALL) {
+      const keys = keysOf(state);
+      toggles(legend, report.progress_points.map((p) => {
+        const key = p.kind + ':' + p.name;
+        return { value: key, label: p.name, title: p.kind + ' point ' + p.name, checked: !state.hidden.includes(key) };
+      }), (value, checked, box) => {
+        const hidden = checked ? state.hidden.filter((k) => k !== value) : state.hidden.concat([value]);
+        if (hidden.length >= report.progress_points.length) {
+          box.checked = true;  // one point at least
+          return;
+        }
+        state.hidden = hidden;
+        onChange();
+      });
+      // With several levels a point has several colours; its swatch shows the first.
+      legend.querySelectorAll('.swatch').forEach((swatch, i) => {
+        const name = report.progress_points[i].name;
+        const at = keys.findIndex((k) => k === name || k.startsWith(name + ' @ '));
+        swatch.style.background = PALETTE[Math.max(0, at) % PALETTE.length];
+      });
+    }
+  }
+
+  // The controls' listeners, set once; they change `state` and call onChange.
+  function bindControls(state, onChange) {
     $('sort').addEventListener('change', (e) => { state.sort = e.target.value; onChange(); });
     $('min-points').addEventListener('change', (e) => {
       const v = parseInt(e.target.value, 10);
@@ -442,7 +531,7 @@
       clearTimeout(typing);
       typing = setTimeout(() => { state.filter = e.target.value; onChange(); }, 200);  // once typing pauses
     });
-    $('point').addEventListener('change', (e) => { state.point = e.target.value; onChange(); });
+    $('point').addEventListener('change', (e) => { state.point = e.target.value; onChange(true); });
     $('phase').addEventListener('change', (e) => { state.phase = e.target.checked; onChange(); });
     $('source-close').addEventListener('click', () => { $('source').hidden = true; });
   }
@@ -454,8 +543,9 @@
     grid.textContent = '';
     const lines = selectLines(state);
     const domain = sharedDomain(lines);
+    const keys = keysOf(state);
     for (const line of lines) {
-      grid.append(card(line, domain, state.phase));
+      grid.append(card(line, domain, keys, state.phase));
     }
     scalabilityCharts(state);
     const empty = $('empty');
@@ -471,8 +561,69 @@
     charts.start();
   }
 
+  const isReport = (r) => r && r.schema === 'coz-amp-report' && r.version === 1;
+
+  // Opening another profile: the file chooser, or files dropped anywhere on the page. The new
+  // report replaces the page's; its view starts from the defaults.
+  function bindOpening(state, show) {
+    const status = $('open-status');
+    const open = (files) => {
+      const names = Array.from(files, (f) => f.name).join(', ');
+      status.textContent = 'opening ' + names + '\u2026';
+      status.className = '';
+      return window.cozReader.open(files).then((next) => {
+        if (!isReport(next)) {
+          throw new Error('not a coz-amp report (schema coz-amp-report, version 1)');
+        }
+        // Not one record read: not a profile at all (coz report would say the same, line by line).
+        if (next.inputs.length && next.inputs.every((input) => input.records === 0)) {
+          const first = next.inputs.find((input) => input.errors.length);
+          throw new Error('no profile record in it' +
+                          (first ? ' (line ' + first.errors[0].line + ': ' + first.errors[0].message + ')' : ''));
+        }
+        report = next;
+        sources = {};
+        leftOut = new Map();
+        levelLabels = report.load_levels.map((l) => l.label);
+        history.replaceState(null, '', '#');
+        Object.assign(state, readState());
+        $('source').hidden = true;
+        summary();
+        show(true);
+        status.textContent = 'showing ' + names;
+        document.title = 'coz causal profile: ' + names;
+      }).catch((error) => {
+        status.textContent = names + ': ' + error.message;
+        status.className = 'error';
+      });
+    };
+    $('open-file').addEventListener('change', (e) => {
+      if (e.target.files.length) {
+        open(e.target.files).finally(() => { e.target.value = ''; });
+      }
+    });
+    document.addEventListener('dragover', (e) => {
+      if (e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files')) {
+        e.preventDefault();
+        document.body.classList.add('dropping');
+      }
+    });
+    document.addEventListener('dragleave', (e) => {
+      if (!e.relatedTarget) {
+        document.body.classList.remove('dropping');
+      }
+    });
+    document.addEventListener('drop', (e) => {
+      document.body.classList.remove('dropping');
+      if (e.dataTransfer && e.dataTransfer.files.length) {
+        e.preventDefault();
+        open(e.dataTransfer.files);
+      }
+    });
+  }
+
   function main() {
-    if (!report || report.schema !== 'coz-amp-report' || report.version !== 1) {
+    if (!isReport(report)) {
       $('empty').hidden = false;
       $('empty').textContent = 'This page holds no coz-amp report (schema coz-amp-report, version 1). Write one with coz plot PROFILE.';
       document.body.dataset.rendered = 'true';
@@ -480,23 +631,23 @@
     }
     summary();
     const state = readState();
-    setUpControls(state, () => render(state));
-    render(state);
+    // refill: the point menu or the report changed, so the legend and menus are rebuilt.
+    const show = (refill) => {
+      if (refill) {
+        fillControls(state, () => show(true));
+      }
+      render(state);
+    };
+    bindControls(state, show);
+    bindOpening(state, show);
+    show(true);
     // Editing the URL, or going back, shows the view it names.
     window.addEventListener('hashchange', () => {
       if (location.hash.slice(1) === lastHash) {
         return;
       }
       Object.assign(state, readState());
-      $('sort').value = state.sort;
-      $('min-points').value = String(state.min);
-      $('filter').value = state.filter;
-      $('point').value = state.point;
-      $('phase').checked = state.phase;
-      for (const box of $('levels').querySelectorAll('input')) {
-        box.checked = state.levels.includes(box.value);
-      }
-      render(state);
+      show(true);
     });
   }
 

@@ -48,6 +48,25 @@ Run& ProfileData::current_run(const std::string& file) {
 }
 
 bool ProfileData::read(const std::string& path, std::string* error) {
+  return read_input(
+      path,
+      [&](const auto& on_record, const auto& on_error, std::string* why) {
+        return read_profile_records(path, on_record, on_error, why);
+      },
+      error);
+}
+
+bool ProfileData::read_text(const std::string& name, std::string_view text, std::string* error) {
+  return read_input(
+      name,
+      [&](const auto& on_record, const auto& on_error, std::string* why) {
+        return read_profile_text(name, text, on_record, on_error, why);
+      },
+      error);
+}
+
+bool ProfileData::read_input(const std::string& path, const RecordSource& read_records,
+                             std::string* error) {
   for (const InputFile& in : inputs_) {
     if (in.path == path) {
       warnings_.push_back(path + " was given twice; it is read once");
@@ -56,8 +75,7 @@ bool ProfileData::read(const std::string& path, std::string* error) {
   }
   begin_file(path);
   FileState state{path};
-  bool ok = read_profile_records(
-      path,
+  bool ok = read_records(
       [&](Record&& r) {
         inputs_.back().records++;
         add_record(r, &state);

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "record/profile_format.h"
@@ -77,6 +79,8 @@ class ProfileData {
   // Reads one file and merges it in, record by record (the records are not all held at once).
   // Returns false (and sets `error`) when it cannot be read or passes the reader's bounds.
   bool read(const std::string& path, std::string* error);
+  // The same for a profile in memory, `name` standing for its path (the viewer's reader).
+  bool read_text(const std::string& name, std::string_view text, std::string* error);
   // Merges already-parsed records (tests, and `coz run`'s summary).
   void add(const std::string& file, const std::vector<Record>& records);
 
@@ -95,6 +99,11 @@ class ProfileData {
     bool wrapped_warned = false;
   };
 
+  // Reads one input through `read_records` (a read_profile_records or read_profile_text call
+  // with these callbacks).
+  using RecordSource = std::function<bool(const std::function<void(Record&&)>&,
+                                          const std::function<void(ParseError&&)>&, std::string*)>;
+  bool read_input(const std::string& path, const RecordSource& read_records, std::string* error);
   Run& current_run(const std::string& file);
   void begin_file(const std::string& file);
   void add_record(const Record& r, FileState* state);

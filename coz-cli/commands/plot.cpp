@@ -44,7 +44,7 @@ void setup(CLI::App* app, PlotArgs* out) {
             "Exit status: 0 when the page was written (or served until interrupted), 1 when the "
             "profile has nothing to show (the page is still written and says why), 2 for a usage "
             "error, an unreadable profile or a missing viewer.");
-  out->analysis.min_speedups = 2;  // the page hides lines below --min-points, and can show them
+  out->analysis = output::page_analysis_options();
   add_value_option(app, "-o,--output", "FILE",
                    "the page to write (default: the first profile with .html)", false,
                    [out](const std::string& v, std::string* error) {
@@ -159,9 +159,8 @@ int plot_command(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   analysis::Report report = analysis::analyse(data, parsed.analysis);
-  analysis::rank_in_groups(&report.series, analysis::SortOrder::kImpact);
   output::PageData page_data;
-  page_data.report_json = output::render_json(output::RenderContext{report, data, "impact"});
+  page_data.report_json = output::page_report_json(&report, data);
   page_data.sources_json = "{}";
   page_data.left_out_json = "[]";
   page_data.min_points = parsed.min_points;

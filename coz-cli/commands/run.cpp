@@ -161,6 +161,9 @@ int run_command(const std::vector<std::string>& args) {
     case Parsed::kHelp:
       fputs(app.help().c_str(), stdout);
       return kExitOk;
+    case Parsed::kMan:
+      fputs(man_page(app).c_str(), stdout);
+      return kExitOk;
     case Parsed::kError:
       return usage_error(app, error);
     case Parsed::kOk:

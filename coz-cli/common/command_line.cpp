@@ -5,6 +5,12 @@
 #include <cstdio>
 #include <memory>
 
+#include "common/man_page.h"
+
+#ifndef COZ_VERSION
+#define COZ_VERSION "unknown"
+#endif
+
 namespace coz::cli {
 namespace {
 
@@ -46,6 +52,7 @@ class WrappingFormatter : public CLI::Formatter {
   std::string make_option_desc(const CLI::Option* opt) const override {
     return wrap(opt->get_description(), kWidth - kNameColumn);
   }
+  const std::string& usage() const { return usage_; }
   std::string make_option_opts(const CLI::Option* opt) const override {
     // The value's name only ("FILE", not "FILE REQUIRED" or a default).
     return opt->get_type_size() == 0 ? std::string() : " " + opt->get_type_name();
@@ -110,6 +117,9 @@ CLI::Option* add_switch(CLI::App* app, const std::string& flags, const std::stri
 
 Parsed parse_command_line(CLI::App* app, const std::vector<std::string>& args,
                           std::vector<std::string>* positional, std::string* error) {
+  if (args.size() == 1 && args[0] == "--man") {
+    return Parsed::kMan;
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
   try {
     app->parse(reversed);
@@ -133,6 +143,12 @@ Parsed parse_command_line(CLI::App* app, const std::vector<std::string>& args,
   return Parsed::kOk;
 }
 
+std::string man_page(const CLI::App& app) {
+  auto formatter = std::dynamic_pointer_cast<WrappingFormatter>(app.get_formatter());
+  std::string usage = formatter ? formatter->usage() : app.get_name() + " [options]";
+  return render_man(man_page_of(app, usage), COZ_VERSION);
+}
+
 int usage_error(const CLI::App& app, const std::string& error) {
   fprintf(stderr, "%s: error: %s; see %s --help\n", app.get_name().c_str(), error.c_str(),
           app.get_name().c_str());
@@ -147,6 +163,9 @@ int parse_or_exit(CLI::App* app, const std::vector<std::string>& args,
       return -1;
     case Parsed::kHelp:
       fputs(app->help().c_str(), stdout);
+      return kExitOk;
+    case Parsed::kMan:
+      fputs(man_page(*app).c_str(), stdout);
       return kExitOk;
     case Parsed::kError:
       break;

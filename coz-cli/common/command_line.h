@@ -32,18 +32,23 @@ CLI::Option* add_value_option(CLI::App* app, const std::string& flags,
 CLI::Option* add_switch(CLI::App* app, const std::string& flags, const std::string& help,
                         std::function<void()> set);
 
-enum class Parsed { kOk, kHelp, kError };
+// kMan: the arguments were exactly `--man` (what `coz help --man COMMAND` passes): print
+// man_page(app) instead of running.
+enum class Parsed { kOk, kHelp, kMan, kError };
 
 // Parses `args` (without the command's name). Words that are not options are left in
 // `*positional` when it is given, and are an error otherwise. kError sets `error` to one line.
 Parsed parse_command_line(CLI::App* app, const std::vector<std::string>& args,
                           std::vector<std::string>* positional, std::string* error);
 
+// The command's help as a man page in roff (common/man_page.h), from the same app.
+std::string man_page(const CLI::App& app);
+
 // Prints "coz <command>: error: <error>; see coz <command> --help" and returns kExitUsage.
 int usage_error(const CLI::App& app, const std::string& error);
 
-// parse_command_line, then for --help the help on stdout: returns -1 to go on, or the status to
-// exit with (0 after help, kExitUsage after an error).
+// parse_command_line, then for --help the help (for --man the man page) on stdout: returns -1 to go
+// on, or the status to exit with (0 after help, kExitUsage after an error).
 int parse_or_exit(CLI::App* app, const std::vector<std::string>& args,
                   std::vector<std::string>* positional);
 

@@ -83,11 +83,14 @@ std::string find_viewer(std::string* looked_in) {
 }
 
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {
+  std::string reader, app;
   if (!slurp(dir + "/index.html", &viewer->index_html) ||
-      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app)) {
+      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/reader.js", &reader) ||
+      !slurp(dir + "/viewer.js", &app)) {
     *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
     return false;
   }
+  viewer->app = reader + "\n" + app;  // the reader first: the viewer calls it
   for (const char* name : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}) {
     viewer->libs.emplace_back();
     if (!slurp(dir + "/" + name, &viewer->libs.back())) {
@@ -95,6 +98,10 @@ bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::strin
                ": run `npm ci` in viewer/ (scripts/deps.sh does), then rebuild";
       return false;
     }
+  }
+  if (!slurp(dir + "/coz-reader.wasm", &viewer->reader_wasm)) {
+    *error = "the viewer's coz-reader.wasm is missing from " + dir + "; rebuild or reinstall";
+    return false;
   }
   return true;
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "output/report_output.h"
+
 namespace coz::output {
 namespace {
 
@@ -37,7 +39,42 @@ std::string escape_script_end(std::string js) {
   return js;
 }
 
+// Standard base64 (RFC 4648, padded): the reader's bytes as page text. Its alphabet has no '<',
+// so nothing in it can end the script element that holds it.
+std::string base64(const std::string& bytes) {
+  static const char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    size_t left = bytes.size() - i;
+    if (left > 1) {
+      n |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    }
+    if (left > 2) {
+      n |= static_cast<unsigned char>(bytes[i + 2]);
+    }
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += left > 1 ? kAlphabet[(n >> 6) & 63] : '=';
+    out += left > 2 ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
 }  // namespace
+
+analysis::AnalysisOptions page_analysis_options() {
+  analysis::AnalysisOptions options;
+  options.min_speedups = 2;
+  return options;
+}
+
+std::string page_report_json(analysis::Report* report, const analysis::ProfileData& data) {
+  analysis::rank_in_groups(&report->series, analysis::SortOrder::kImpact);
+  return render_json(RenderContext{*report, data, "impact"});
+}
 
 bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce,
                 std::string* page, std::string* error) {
@@ -60,6 +97,8 @@ bool build_page(const ViewerFiles& viewer, const PageData& data, const std::stri
        json("coz-report", data.report_json) + json("coz-sources", data.sources_json) +
            json("coz-sources-left-out", data.left_out_json) + json("coz-view", view)},
       {"<!--coz:libs-->", libs},
+      {"<!--coz:reader-->", "<script type=\"application/octet-stream\" id=\"coz-reader\">" +
+                                base64(viewer.reader_wasm) + "</script>\n"},
       {"<!--coz:app-->", open + escape_script_end(viewer.app) + "</script>"},
   };
   std::vector<std::pair<size_t, size_t>> at;  // (position in the template, fill)

@@ -6,16 +6,30 @@
 #include <string>
 #include <vector>
 
+#include "analysis/causal_profile.h"
+#include "analysis/profile_data.h"
+
 namespace coz::output {
 
 // The viewer as installed: index.html with its placeholders (COZ_NONCE, <!--coz:style-->,
-// <!--coz:data-->, <!--coz:libs-->, <!--coz:app-->), its style and script, and the Vega libraries.
+// <!--coz:data-->, <!--coz:libs-->, <!--coz:reader-->, <!--coz:app-->), its style and script, the
+// Vega libraries and the reader compiled to WebAssembly.
 struct ViewerFiles {
   std::string index_html;
   std::string style;
   std::string app;
   std::vector<std::string> libs;  // vega, vega-lite, vega-embed, in load order
+  std::string reader_wasm;        // coz-reader.wasm: the page's own profile reader (binary)
 };
+
+// The analysis a page shows: coz report's, but lines down to two distinct speedups (the page
+// hides those below its "min points" control, and can show them). `coz plot` starts from it, and
+// the page's reader (coz-cli/wasm) uses it as it is.
+analysis::AnalysisOptions page_analysis_options();
+
+// The report a page embeds: `report` ranked by impact within each progress point and load, as
+// `coz report --json` writes it.
+std::string page_report_json(analysis::Report* report, const analysis::ProfileData& data);
 
 // What the page shows: each a JSON document, untrusted (names come from the profile).
 struct PageData {

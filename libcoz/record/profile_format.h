@@ -102,6 +102,12 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
                           const std::function<void(ParseError&&)>& on_error, std::string* error,
                           uint64_t offset = 0);
 
+// The same for a profile already in memory (the viewer's reader, compiled to WebAssembly, gets
+// the bytes of a file the user picked): `name` stands for the path in messages.
+bool read_profile_text(const std::string& name, std::string_view text,
+                       const std::function<void(Record&&)>& on_record,
+                       const std::function<void(ParseError&&)>& on_error, std::string* error);
+
 // Reads every record of a profile file into `records` (see read_profile_records); at most
 // kMaxListedErrors lines are listed in `errors`, then one line counting the rest.
 bool read_profile(const std::string& path, std::vector<Record>* records,

@@ -1,5 +1,6 @@
-// Reading profile files (see profile_format.h): a profile is untrusted, so only regular files are
-// read, and file size, line length, record count and the errors kept are all bounded.
+// Reading profiles, from files or from memory (see profile_format.h): a profile is untrusted, so
+// only regular files are read, and file size, line length, record count and the errors kept are all
+// bounded.
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -35,6 +36,103 @@ std::string mib(uint64_t bytes) {
   return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 
+// Cuts bytes into lines and lines into records, within the bounds of profile_format.h: the one
+// loop behind reading a file in chunks and reading text already in memory.
+class RecordSplitter {
+ public:
+  RecordSplitter(const std::string& path, const std::function<void(Record&&)>& on_record,
+                 const std::function<void(ParseError&&)>& on_error)
+      : path_(path), on_record_(on_record), on_error_(on_error) {}
+
+  // Feeds the next bytes. Returns false, with `error` set, once the file holds more records than
+  // a profile may.
+  bool feed(const char* p, const char* end, std::string* error) {
+    while (p < end) {
+      const char* nl = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
+      const char* stop = nl ? nl : end;
+      if (!too_long_) {
+        line_.append(p, static_cast<size_t>(stop - p));
+        if (line_.size() > kMaxRecordBytes) {
+          too_long_ = true;
+          std::string().swap(line_);
+        }
+      }
+      p = stop;
+      if (nl) {
+        finish(true);
+        if (over_) {
+          if (error) {
+            *error = path_ + " holds more than " + std::to_string(kMaxProfileRecords) +
+                     " records, more than a profile may; split it into whole lines (split -l "
+                     "2000000 " +
+                     path_ + " part-) and give the parts";
+          }
+          return false;
+        }
+        line_.clear();
+        too_long_ = false;
+        p++;
+      }
+    }
+    return true;
+  }
+
+  // The end of the input: the last line of a file cut short has no newline.
+  void end() {
+    if (!line_.empty() || too_long_) {
+      finish(false);
+    }
+  }
+
+ private:
+  void finish(bool complete) {
+    number_++;
+    if (too_long_) {
+      on_error_(
+          {path_, number_, "record too long (more than " + mib(kMaxRecordBytes) + "); skipped"});
+      return;
+    }
+    Record r;
+    std::string message;
+    if (!parse_record(line_, &r, &message)) {
+      if (message.size() > kMaxMessage) {
+        message.resize(kMaxMessage);
+        message += "...";
+      }
+      on_error_({path_, number_, std::move(message)});
+      return;
+    }
+    if (r.type.empty()) {
+      return;
+    }
+    if (!complete) {
+      on_error_({path_, number_, "truncated record (no end of line)"});
+      return;
+    }
+    if (++records_ > kMaxProfileRecords) {
+      over_ = true;
+      return;
+    }
+    r.line = number_;
+    on_record_(std::move(r));
+  }
+
+  const std::string& path_;
+  const std::function<void(Record&&)>& on_record_;
+  const std::function<void(ParseError&&)>& on_error_;
+  std::string line_;       // the line being assembled
+  bool too_long_ = false;  // the current line passed kMaxRecordBytes: its text is dropped
+  size_t number_ = 0;
+  size_t records_ = 0;
+  bool over_ = false;
+};
+
+std::string too_large(const std::string& path, uint64_t bytes) {
+  return path + " is " + mib(bytes) + ", more than the " + mib(kMaxProfileBytes) +
+         " a profile may hold; split it into whole lines (split -C 200M " + path +
+         " part-) and give the parts";
+}
+
 }  // namespace
 
 bool read_profile_records(const std::string& path, const std::function<void(Record&&)>& on_record,
@@ -66,50 +164,13 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
   uint64_t size = static_cast<uint64_t>(st.st_size);
   uint64_t left = size > offset ? size - offset : 0;
   if (left > kMaxProfileBytes) {
-    return fail(path + " is " + mib(left) + ", more than the " + mib(kMaxProfileBytes) +
-                " a profile may hold; split it into whole lines (split -C 200M " + path +
-                " part-) and give the parts");
+    return fail(too_large(path, left));
   }
   if (offset > 0 && lseek(fd.get(), static_cast<off_t>(offset), SEEK_SET) < 0) {
     return fail("cannot read " + path + ": " + strerror(errno));
   }
 
-  std::string line;       // the line being assembled
-  bool too_long = false;  // the current line passed kMaxRecordBytes: its text is dropped
-  size_t number = 0;
-  size_t records = 0;
-  bool over = false;
-  auto finish = [&](bool complete) {
-    number++;
-    if (too_long) {
-      on_error({path, number, "record too long (more than " + mib(kMaxRecordBytes) + "); skipped"});
-      return;
-    }
-    Record r;
-    std::string message;
-    if (!parse_record(line, &r, &message)) {
-      if (message.size() > kMaxMessage) {
-        message.resize(kMaxMessage);
-        message += "...";
-      }
-      on_error({path, number, std::move(message)});
-      return;
-    }
-    if (r.type.empty()) {
-      return;
-    }
-    if (!complete) {
-      on_error({path, number, "truncated record (no end of line)"});
-      return;
-    }
-    if (++records > kMaxProfileRecords) {
-      over = true;
-      return;
-    }
-    r.line = number;
-    on_record(std::move(r));
-  };
-
+  RecordSplitter splitter(path, on_record, on_error);
   char buf[kChunk];
   uint64_t read_total = 0;
   for (;;) {
@@ -127,39 +188,31 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
     size_t usable = static_cast<size_t>(
         std::min<uint64_t>(static_cast<uint64_t>(n), kMaxProfileBytes - read_total));
     read_total += usable;
-    const char* p = buf;
-    const char* end = buf + usable;
-    while (p < end) {
-      const char* nl = static_cast<const char*>(memchr(p, '\n', static_cast<size_t>(end - p)));
-      const char* stop = nl ? nl : end;
-      if (!too_long) {
-        line.append(p, static_cast<size_t>(stop - p));
-        if (line.size() > kMaxRecordBytes) {
-          too_long = true;
-          std::string().swap(line);
-        }
-      }
-      p = stop;
-      if (nl) {
-        finish(true);
-        if (over) {
-          return fail(
-              path + " holds more than " + std::to_string(kMaxProfileRecords) +
-              " records, more than a profile may; split it into whole lines (split -l 2000000 " +
-              path + " part-) and give the parts");
-        }
-        line.clear();
-        too_long = false;
-        p++;
-      }
+    if (!splitter.feed(buf, buf + usable, error)) {
+      return false;
     }
     if (read_total >= kMaxProfileBytes) {
       break;
     }
   }
-  if (!line.empty() || too_long) {
-    finish(false);  // the last line of a file cut short has no newline
+  splitter.end();
+  return true;
+}
+
+bool read_profile_text(const std::string& name, std::string_view text,
+                       const std::function<void(Record&&)>& on_record,
+                       const std::function<void(ParseError&&)>& on_error, std::string* error) {
+  if (text.size() > kMaxProfileBytes) {
+    if (error) {
+      *error = too_large(name, text.size());
+    }
+    return false;
   }
+  RecordSplitter splitter(name, on_record, on_error);
+  if (!splitter.feed(text.data(), text.data() + text.size(), error)) {
+    return false;
+  }
+  splitter.end();
   return true;
 }
 

@@ -232,3 +232,157 @@ test('files whose source is left out are named in a note, as text', async () => 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// A profile with `lines` lines (long paths, in two directories) measured at six speedups each,
+// and two progress points, written under the scratch directory.
+function syntheticProfile(name, lines) {
+  let text = 'startup\ttime=1\n';
+  for (let i = 0; i < lines; i++) {
+    const file = `/home/user/projects/a-rather-long-project-name/src/${i % 2 ? 'net' : 'storage'}/module_${i}.c:${10 + i}`;
+    for (const x of [0, 0.2, 0.4, 0.6, 0.8, 1]) {
+      text += `experiment\tselected=${file}\tspeedup=${x}\tduration=1000000000\tselected-samples=1000\n` +
+              `throughput-point\tname=done\tdelta=${Math.round(1000 / (1 - (i + 1) / (lines + 2) * x))}\n` +
+              `throughput-point\tname=flushed\tdelta=${Math.round(500 / (1 - 0.1 * x))}\n`;
+    }
+  }
+  const profile = path.join(scratch, name);
+  fs.writeFileSync(profile, text);
+  return profile;
+}
+
+function plotFile(profile) {
+  const out = profile.replace(/\.coz$/, '.html');
+  const r = spawnSync(cli, ['plot', '--no-source', '-o', out, profile], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return out;
+}
+
+// Every chart, its export menu and its axis labels inside its card, and the page no wider than
+// the window: the boxes as the browser laid them out.
+async function overflows(page) {
+  return page.evaluate(() => {
+    const problems = [];
+    const width = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth > width) {
+      problems.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
+    }
+    const inside = (inner, outer) => inner.left >= outer.left - 0.5 && inner.right <= outer.right + 0.5 &&
+                                     inner.top >= outer.top - 0.5 && inner.bottom <= outer.bottom + 0.5;
+    document.querySelectorAll('.chart-card').forEach((card, i) => {
+      const box = card.getBoundingClientRect();
+      if (box.right > width + 0.5) {
+        problems.push(`card ${i} ends at ${box.right}, past the window (${width})`);
+      }
+      for (const part of card.querySelectorAll('svg.marks, .vega-actions, details > summary, svg text')) {
+        const r = part.getBoundingClientRect();
+        if (r.width > 0 && !inside(r, box)) {
+          problems.push(`card ${i}: ${part.tagName} "${part.textContent.slice(0, 20)}" [${r.left},${r.right}] outside [${box.left},${box.right}]`);
+        }
+      }
+    });
+    return problems;
+  });
+}
+
+test('the layout fits the window at 800, 1400 and 1920 px: no chart outside its card', async () => {
+  const file = plotFile(syntheticProfile('layout.coz', 9));
+  for (const width of [800, 1400, 1920]) {
+    const page = await browser.newPage({ viewport: { width: width, height: 1000 } });
+    const problems = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+    page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+    await page.goto('file://' + file + '#min=2');
+    await page.waitForSelector('body[data-rendered="true"]', { timeout: 30000 });
+    // Draw every chart (they draw as they come near the viewport), then measure.
+    for (const card of await page.locator('.chart-card').all()) {
+      await card.scrollIntoViewIfNeeded();
+    }
+    await page.waitForFunction(() => document.querySelectorAll('.chart-card svg.marks').length ===
+                                     document.querySelectorAll('.chart-card').length, null, { timeout: 30000 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    assert.equal(await page.locator('.chart-card').count(), 9);
+    const ticks = await page.locator('.chart-card').first().locator('svg text').allTextContents();
+    assert.ok(ticks.includes('100%'), `the 100% tick is drawn at ${width} px: ${ticks}`);
+    assert.deepEqual(await overflows(page), [], `at ${width} px`);
+    assert.deepEqual(problems, []);
+    await page.screenshot({ path: path.join(artifacts, `viewer-layout-${width}.png`), fullPage: true });
+    await page.close();
+  }
+});
+
+test('the page policy allows no eval: charts draw with interpreted expressions', async () => {
+  const { page, problems } = await open(plot('throughput.coz', '--no-source'));
+  const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+  assert.doesNotMatch(policy, /'unsafe-eval'/);
+  assert.match(policy, /script-src 'nonce-[0-9a-f]+' 'wasm-unsafe-eval';/);
+  assert.ok(await page.locator('.chart-card svg.marks').count() > 0);
+  assert.deepEqual(problems, [], 'no policy violation, no error');
+  await page.close();
+});
+
+test('all progress points overlaid, with a legend that toggles each', async () => {
+  const file = plotFile(syntheticProfile('overlay.coz', 3));
+  const { page, problems } = await open(file);
+  const colours = () => page.locator('.chart-card').first().locator('g.mark-symbol path')
+    .evaluateAll((marks) => Array.from(new Set(marks.map((m) => m.getAttribute('fill')))));
+  assert.equal((await colours()).length, 1, 'one point at a time by default');
+  assert.equal(await page.locator('#legend').isVisible(), false);
+  await setAndWait(page, () => page.selectOption('#point', '*'));
+  assert.equal((await colours()).length, 2, 'both points in each chart');
+  assert.deepEqual(await page.locator('#legend label').allTextContents(), ['done', 'flushed']);
+  assert.match(await page.locator('.chart-card .stats').first().textContent(), /^done: impact .*; flushed: impact /);
+  await setAndWait(page, () => page.uncheck('#legend input[value="throughput:flushed"]'));
+  assert.equal((await colours()).length, 1);
+  assert.match(page.url(), /point=\*.*hide=throughput%3Aflushed|point=%2A.*hide=throughput%3Aflushed/);
+  // The last point shown cannot be turned off.
+  await page.uncheck('#legend input[value="throughput:done"]').catch(() => {});
+  assert.equal(await page.isChecked('#legend input[value="throughput:done"]'), true);
+  // The URL brings the overlay back.
+  const again = await open(file, new URL(page.url()).hash);
+  assert.equal(await again.page.inputValue('#point'), '*');
+  assert.equal(await again.page.isChecked('#legend input[value="throughput:flushed"]'), false);
+  await page.screenshot({ path: path.join(artifacts, 'viewer-overlay.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(again.problems, []);
+  await again.page.close();
+  await page.close();
+});
+
+test('the file chooser opens another profile, read by the page with coz report\'s rules', async () => {
+  const { page, problems, requests } = await open(plot('throughput.coz', '--no-source'));
+  assert.deepEqual((await cardLines(page)).length, 2);
+  await setAndWait(page, () => page.setInputFiles('#open-file', path.join(golden, 'mod_rs.coz')));
+  const native = reportJson('mod_rs.coz');
+  assert.deepEqual((await cardLines(page)).sort(), Array.from(new Set(native.series.map((s) => s.line))).sort());
+  assert.equal(await page.locator('#open-status').textContent(), 'showing mod_rs.coz');
+  // The page's reader (WebAssembly) and coz report agree number for number.
+  const text = fs.readFileSync(path.join(golden, 'mod_rs.coz'), 'utf8');
+  const inPage = await page.evaluate((t) => window.cozReader.open([new File([t], 'mod_rs.coz')]), text);
+  const pageNative = reportJson('mod_rs.coz', '--min-points', '2');
+  assert.deepEqual(inPage.series, pageNative.series);
+  assert.deepEqual(inPage.summary, pageNative.summary);
+  await page.screenshot({ path: path.join(artifacts, 'viewer-opened.png'), fullPage: true });
+
+  // A file that is no profile: one line saying so, and the charts stay.
+  await page.setInputFiles('#open-file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('\u0000\u0001garbage\n'.repeat(3)) });
+  await page.waitForSelector('#open-status.error');
+  assert.match(await page.locator('#open-status').textContent(), /^notes\.txt: no profile record in it \(line 1: .+\)$/);
+  assert.equal((await cardLines(page)).length, 3, 'the profile shown stays');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(requests, [], 'opening reads the file in the page: no network');
+  await page.close();
+});
+
+test('a profile dropped on the page opens', async () => {
+  const { page, problems } = await open(plot('throughput.coz', '--no-source'));
+  const text = fs.readFileSync(path.join(golden, 'mod_rs.coz'), 'utf8');
+  await setAndWait(page, () => page.evaluate((t) => {
+    const data = new DataTransfer();
+    data.items.add(new File([t], 'dropped.coz'));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, text));
+  assert.equal((await cardLines(page)).length, 3);
+  assert.equal(await page.locator('#open-status').textContent(), 'showing dropped.coz');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -65,16 +65,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   coz::output::ViewerFiles viewer;
   viewer.index_html =
       "<html><head><meta content=\"nonce-COZ_NONCE\"><!--coz:style--></head><body>"
-      "<!--coz:data--><!--coz:libs--><!--coz:app--></body></html>";
+      "<!--coz:data--><!--coz:libs--><!--coz:reader--><!--coz:app--></body></html>";
   viewer.style = "body {}";
   viewer.app = "var s = '</script>', t = '</Script\\t';";
   viewer.libs = {"var a = '</SCRIPT >';", "/* </script */", "var c;"};
+  viewer.reader_wasm = std::string("\0asm\x01\0\0\0", 8);
   std::string page;
   if (!coz::output::build_page(viewer, page_data, "0123", &page, &error)) {
     abort();
   }
-  // Four JSON scripts, three libraries and the app; nothing else may open or close one.
-  if (count_ignoring_case(page, "<script") != 8 || count_ignoring_case(page, "</script") != 8) {
+  // Four JSON scripts, three libraries, the reader and the app; nothing else may open or close
+  // one.
+  if (count_ignoring_case(page, "<script") != 9 || count_ignoring_case(page, "</script") != 9) {
     abort();
   }
   const std::string open = "<script type=\"application/json\"";

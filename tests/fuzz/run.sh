@@ -26,11 +26,12 @@ for f in "$src"/tests/golden/*.coz; do
     > "$seeds/page_builder_fuzz/$(basename "$f").with-source"
 done
 
+# libFuzzer exits 77 on a crash by default, which ctest would take for "skipped": 1 instead.
 for target in profile_reader_fuzz page_builder_fuzz; do
   corpus="$build/fuzz-corpus/$target"  # grows between runs; the seeds stay as they are
   mkdir -p "$corpus"
   echo "fuzz: $target for ${seconds}s"
-  "$build/bin/$target" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=16384 \
+  "$build/bin/$target" -max_total_time="$seconds" -timeout=5 -error_exitcode=1 -timeout_exitcode=1 -rss_limit_mb=2048 -max_len=16384 \
     -dict="$src/tests/fuzz/profile.dict" -print_final_stats=1 -artifact_prefix="$build/fuzz-$target-" \
     "$corpus" "$seeds/$target"
 done

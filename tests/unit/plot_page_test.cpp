@@ -81,10 +81,12 @@ TEST(SourceSnippets, TakesTheLinesAroundEachLineAsCleanText) {
 TEST(HtmlPage, DataCannotEndItsScriptOrFillAPlaceholder) {
   output::ViewerFiles viewer;
   viewer.index_html =
-      "<head>COZ_NONCE<!--coz:style--></head><!--coz:data--><!--coz:libs--><!--coz:app-->";
+      "<head>COZ_NONCE<!--coz:style--></"
+      "head><!--coz:data--><!--coz:libs--><!--coz:reader--><!--coz:app-->";
   viewer.style = "s{}";
   viewer.app = "x = '</script>';";
   viewer.libs = {"lib1", "y = '</SCRIPT>'"};
+  viewer.reader_wasm = std::string("\0asm\x01", 5);
   output::PageData data;
   data.report_json = "{\"a\": \"</script><!--coz:app-->\"}";
   data.sources_json = "{\"f\": {\"1\": \"<!--coz:libs-->COZ_NONCE\"}}";
@@ -99,6 +101,8 @@ TEST(HtmlPage, DataCannotEndItsScriptOrFillAPlaceholder) {
   EXPECT_NE(page.find("x = '<\\/script>';"), std::string::npos);
   EXPECT_NE(page.find("y = '<\\/SCRIPT>'"), std::string::npos);
   EXPECT_EQ(page.rfind("<head>n0nce<style>", 0), 0u);
+  EXPECT_NE(page.find("id=\"coz-reader\">AGFzbQE=</script>"), std::string::npos)
+      << "the reader's bytes, base64";
   viewer.index_html = "<head></head>";
   EXPECT_FALSE(output::build_page(viewer, data, "n", &page, &error));
   EXPECT_NE(error.find("lacks its placeholder"), std::string::npos);
