@@ -204,12 +204,6 @@ const std::vector<ConfigOption>& run_config_options() {
    [](const RunConfig& c) {
      return c.speedup_step == defaults().speedup_step ? std::string()
                                                       : std::to_string(c.speedup_step); }},
-  {"--balance-lines", "COZ_BALANCE_LINES", OptionSource::kFlag, nullptr,
-   "pass over lines already tried more than most: a sampled line with n experiments is taken "
-   "with probability (m + 1) / (n + 1), m the mean over lines tried", false,
-   [](const std::string& t, RunConfig* c, std::string* why) {
-     return parse_switch(t, &c->balance_lines, why); },
-   [](const RunConfig& c) { return std::string(c.balance_lines ? "1" : ""); }},
   {"--progress", "COZ_PROGRESS_BREAKPOINTS", OptionSource::kFlag, "FILE:LINE",
    "count every execution of this line (hardware breakpoint)", true,
    [](const std::string& t, RunConfig* c, std::string* why) {
@@ -267,9 +261,9 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
   auto fields = [](const RunConfig& c) {
     return std::tie(c.output, c.binary_scope, c.source_scope, c.include_system, c.end_to_end,
                     c.fixed_line, c.fixed_speedup, c.sampling_period_ns, c.experiment_length_ns,
-                    c.zero_speedup_share, c.speedup_step, c.balance_lines, c.breakpoint_progress,
-                    c.sampled_progress, c.arrival_speedup_ns, c.load, c.verbose, c.root_pid,
-                    c.run_id, c.exec_ns, c.debug_path);
+                    c.zero_speedup_share, c.speedup_step, c.breakpoint_progress, c.sampled_progress,
+                    c.arrival_speedup_ns, c.load, c.verbose, c.root_pid, c.run_id, c.exec_ns,
+                    c.debug_path);
   };
   return fields(a) == fields(b);
 }

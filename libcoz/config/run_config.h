@@ -41,7 +41,6 @@ struct RunConfig {
   uint64_t experiment_length_ns = kDefaultExperimentLengthNs;  // first experiment length
   double zero_speedup_share = kDefaultZeroSpeedupShare;        // share of 0% (baseline) experiments
   int speedup_step = kDefaultSpeedupStep;        // non-zero speedups: multiples of this up to 100
-  bool balance_lines = false;                    // pass over lines tried more than most
   std::vector<std::string> breakpoint_progress;  // FILE:LINE progress points (breakpoints)
   std::vector<std::string> sampled_progress;     // FILE:LINE progress points (samples)
   uint64_t arrival_speedup_ns = 0;               // load amplification: fixed speedup per arrival

@@ -18,16 +18,6 @@ int Scheduler::draw_speedup(Random& random) const {
   return level(random) * step;
 }
 
-bool Scheduler::take_line(uint64_t line_experiments, uint64_t experiments, uint64_t lines_tried,
-                          Random& random) const {
-  if (!settings_.balance_lines || lines_tried == 0) {
-    return true;
-  }
-  double mean = static_cast<double>(experiments) / static_cast<double>(lines_tried);
-  double p = (mean + 1.0) / (static_cast<double>(line_experiments) + 1.0);
-  return p >= 1.0 || std::uniform_real_distribution<double>(0.0, 1.0)(random) < p;
-}
-
 void Scheduler::finished(uint64_t visits, uint64_t fewest_visits) {
   if (visits < settings_.min_visits) {
     length_ns_ =

@@ -22,7 +22,6 @@ struct SchedulerSettings {
   double zero_speedup_share = kDefaultZeroSpeedupShare;  // probability of a 0% experiment
   int fixed_speedup = -1;                                // 0-100 to always use it, -1 for random
   int speedup_step = kDefaultSpeedupStep;                // non-zero draws: multiples up to 100
-  bool balance_lines = false;  // take_line() passes over lines tried more than most
   uint64_t initial_length_ns = kDefaultExperimentLengthNs;
   uint64_t max_length_ns = 64000000000ull;
   uint64_t min_length_ns = 100000000;  // halving stops here (a hundred samples per thread)
@@ -42,16 +41,6 @@ class Scheduler {
   // A speedup in percent: the fixed one, or 0 with probability zero_speedup_share and otherwise
   // uniform over the multiples of speedup_step up to 100 (5, 10, ..., 100 by default).
   int draw_speedup(Random& random) const;
-
-  // Whether to test an offered line (the first in-scope line sampled since the last experiment)
-  // that has had `line_experiments` experiments, when `experiments` have been run on
-  // `lines_tried` distinct lines. Always, unless balance_lines: then with probability
-  // min(1, (m + 1) / (n + 1)), m the mean experiments per line tried and n this line's, and the
-  // caller waits for the next sampled line otherwise. The choice stays random and still follows
-  // the samples, but a line far ahead of the rest in experiments (its curve already the best
-  // known) yields to lines whose curves are still uncertain.
-  bool take_line(uint64_t line_experiments, uint64_t experiments, uint64_t lines_tried,
-                 Random& random) const;
 
   // The length of the next experiment.
   uint64_t length_ns() const { return length_ns_; }

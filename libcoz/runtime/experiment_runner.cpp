@@ -37,17 +37,6 @@ void ExperimentRunner::stop() {
 
 SourceLine* ExperimentRunner::wait_for_line() {
   SourceLine* line = state_.offered.exchange(nullptr, std::memory_order_acq_rel);
-  if (line) {
-    auto tried = line_experiments_.find(line);
-    uint64_t n = tried == line_experiments_.end() ? 0 : tried->second;
-    uint64_t all = 0;
-    for (const auto& entry : line_experiments_) {
-      all += entry.second;
-    }
-    if (!scheduler_.take_line(n, all, line_experiments_.size(), random_)) {
-      line = nullptr;  // passed over: wait for the next sampled line
-    }
-  }
   state_.want_line.store(line == nullptr, std::memory_order_release);
   return line;
 }
@@ -130,9 +119,6 @@ ExperimentRunner::Visits ExperimentRunner::end() {
   state_.ledger.end();
   is_open_ = false;
   experiments_++;
-  if (open_.line) {
-    line_experiments_[open_.line]++;
-  }
 
   ExperimentInput in;
   in.selected = open_.line ? open_.line->name() : std::string(kNoLine);

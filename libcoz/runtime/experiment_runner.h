@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "config/run_config.h"
@@ -114,7 +113,6 @@ class ExperimentRunner {
   Open open_;
   bool is_open_ = false;
   uint64_t experiments_ = 0;
-  std::unordered_map<const SourceLine*, uint64_t> line_experiments_;  // per line tested
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;

@@ -202,7 +202,6 @@ bool Runtime::start() {
   runner.scheduler.zero_speedup_share = config_.zero_speedup_share;
   runner.scheduler.fixed_speedup = config_.fixed_speedup;
   runner.scheduler.speedup_step = config_.speedup_step;
-  runner.scheduler.balance_lines = config_.balance_lines;
   runner.scheduler.initial_length_ns = config_.experiment_length_ns;
   runner.scheduler.cooloff_ns = config_.sampling_period_ns * kCooloffPeriods;
   runner.end_to_end = config_.end_to_end;

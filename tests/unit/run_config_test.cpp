@@ -46,7 +46,6 @@ RunConfig everything_set() {
   c.experiment_length_ns = 12345678;
   c.zero_speedup_share = 0.1;
   c.speedup_step = 25;
-  c.balance_lines = true;
   c.breakpoint_progress = {"a.c:1", "b.c:2"};
   c.sampled_progress = {"c.c:3"};
   c.arrival_speedup_ns = 750001;

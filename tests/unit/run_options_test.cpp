@@ -63,8 +63,6 @@ TEST(RunOptions, ExperimentSettings) {
   EXPECT_EQ(parse_ok({"--speedup-step", "20", "---", "p"}).config.speedup_step, 20);
   EXPECT_NE(parse_error({"--speedup-step", "30", "---", "p"}).find("divide 100"),
             std::string::npos);
-  EXPECT_FALSE(parse_ok({"---", "p"}).config.balance_lines);
-  EXPECT_TRUE(parse_ok({"--balance-lines", "---", "p"}).config.balance_lines);
 }
 
 TEST(RunOptions, Help) {

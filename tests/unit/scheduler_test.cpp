@@ -127,37 +127,5 @@ TEST(Scheduler, LengthHalvesWhileVisitsArePlentiful) {
   EXPECT_EQ(short_first.length_ns(), 50u);
 }
 
-TEST(Scheduler, EveryOfferedLineIsTakenByDefault) {
-  Scheduler s(SchedulerSettings{});
-  Random random(3);
-  for (int i = 0; i < 1000; i++) {
-    ASSERT_TRUE(s.take_line(500, 600, 2, random)) << "lines follow the samples alone";
-  }
-}
-
-TEST(Scheduler, BalancedChoicePassesOverLinesFarAhead) {
-  SchedulerSettings settings;
-  settings.balance_lines = true;
-  Scheduler s(settings);
-  Random random(5);
-  // 90 experiments over 3 lines: a mean of 30.
-  EXPECT_TRUE(s.take_line(0, 90, 3, random)) << "a line never tried is always taken";
-  EXPECT_TRUE(s.take_line(30, 90, 3, random)) << "at the mean: taken";
-  EXPECT_TRUE(s.take_line(5, 0, 0, random)) << "nothing tried yet";
-  const int kOffers = 40000;
-  int taken = 0;
-  for (int i = 0; i < kOffers; i++) {
-    taken += s.take_line(61, 90, 3, random);  // twice the mean: (30 + 1) / (61 + 1) = 1/2
-  }
-  EXPECT_NEAR(taken / double(kOffers), 0.5, 0.01);
-  // Still random: the same offer is sometimes taken, sometimes not.
-  int first_half = 0;
-  for (int i = 0; i < 200; i++) {
-    first_half += s.take_line(123, 90, 3, random);  // p = 31 / 124 = 1/4
-  }
-  EXPECT_GT(first_half, 20);
-  EXPECT_LT(first_half, 80);
-}
-
 }  // namespace
 }  // namespace coz
