@@ -8,6 +8,7 @@ window.cozReader = (function () {
   'use strict';
 
   const ENOSYS = 52;
+  const MAX_BYTES = 256 * 1024 * 1024;  // what coz report reads of one profile (kMaxProfileBytes)
   let exports = null;
 
   async function instantiate() {
@@ -54,6 +55,9 @@ window.cozReader = (function () {
 
   function copyIn(r, bytes) {
     const at = r.coz_alloc(bytes.length) >>> 0;
+    if (at === 0) {
+      throw new Error('out of memory reading it');
+    }
     new Uint8Array(r.memory.buffer, at, bytes.length).set(bytes);
     return at;
   }
@@ -79,8 +83,16 @@ window.cozReader = (function () {
       throw new Error('no file to open');
     }
     const contents = [];
+    const seen = new Map();  // names without their folders: two dropped profile.coz stay two
     for (const file of files) {
-      contents.push({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
+      if (file.size > MAX_BYTES) {
+        throw new Error(file.name + ' is ' + Math.ceil(file.size / 1048576) + ' MiB, more than the 256 MiB a ' +
+                        'profile may hold; split it into whole lines (split -C 200M) and open the parts');
+      }
+      const count = (seen.get(file.name) || 0) + 1;
+      seen.set(file.name, count);
+      const name = count > 1 ? file.name + ' (' + count + ')' : file.name;
+      contents.push({ name: name, bytes: new Uint8Array(await file.arrayBuffer()) });
     }
     if (contents.length === 1) {
       const report = asReport(contents[0].bytes);
@@ -89,6 +101,18 @@ window.cozReader = (function () {
       }
     }
     const r = await instantiate();
+    try {
+      return readAll(r, contents);
+    } catch (error) {
+      if (error instanceof WebAssembly.RuntimeError) {
+        exports = null;  // a trapped module may be left broken: the next open starts afresh
+        throw new Error('the page\'s reader failed (' + error.message + ')');
+      }
+      throw error;
+    }
+  }
+
+  function readAll(r, contents) {
     r.coz_begin();
     const encoder = new TextEncoder();
     for (const { name, bytes } of contents) {

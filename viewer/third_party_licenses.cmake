@@ -4,6 +4,10 @@
 # production tree (not "dev": the browser-test tools stay out), with its name, version, SPDX
 # identifier and the text of its own LICENSE file. A package without a licence file is an error,
 # so a new dependency cannot slip in unlicensed.
+#
+# -DNOTICES="file|file|...": more licence texts appended as they are: the Debian copyright files
+# of the C and C++ libraries compiled into coz-reader.wasm (wasi-libc, libc++, libc++abi and the
+# compiler runtime for wasm32).
 file(READ "${LOCK}" lock)
 get_filename_component(root "${LOCK}" DIRECTORY)
 string(JSON count LENGTH "${lock}" packages)
@@ -34,4 +38,19 @@ foreach(i RANGE ${last})
                      "================================================================================\n"
                      "${license}\n")
 endforeach()
+if(NOTICES)
+  string(APPEND text "\n\ncoz-reader.wasm, the page's profile reader, is compiled with these libraries "
+                     "linked in statically; their licences follow.\n")
+  string(REPLACE "|" ";" notices "${NOTICES}")
+  foreach(notice ${notices})
+    if(NOT EXISTS "${notice}")
+      message(FATAL_ERROR "${notice} is missing: the licence of a library in coz-reader.wasm")
+    endif()
+    file(READ "${notice}" license)
+    string(APPEND text "\n================================================================================\n"
+                       "${notice}\n"
+                       "================================================================================\n"
+                       "${license}\n")
+  endforeach()
+endif()
 file(WRITE "${OUT}" "${text}")

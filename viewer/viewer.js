@@ -86,7 +86,8 @@
     }
     const points = pointKeys();
     const point = params.get('point');
-    let hidden = params.has('hide') ? params.get('hide').split(',').filter((p) => points.includes(p)) : [];
+    // One `hide` per point: a point's name may hold a comma.
+    let hidden = params.getAll('hide').filter((p) => points.includes(p));
     if (hidden.length >= points.length) {
       hidden = [];  // a legend with every point off shows nothing: show them all
     }
@@ -109,8 +110,8 @@
       params.set('q', state.filter);
     }
     params.set('point', state.point);
-    if (state.point === ALL && state.hidden.length) {
-      params.set('hide', state.hidden.join(','));
+    if (state.point === ALL) {
+      state.hidden.forEach((key) => params.append('hide', key));
     }
     params.set('levels', state.levels.join(','));
     params.set('phase', state.phase ? '1' : '0');
@@ -158,13 +159,21 @@
     return typeof series.display === 'string' ? series.display : series.line.split('/').pop();
   }
 
+  // A progress point as legends name it: its name, with its kind when a point of another kind
+  // has the same name (a throughput and a latency point "x" are two points).
+  function pointLabel(kind, name) {
+    const clash = report.progress_points.some((p) => p.name === name && p.kind !== kind);
+    return clash ? name + ' (' + kind + ')' : name;
+  }
+
   // What tells a line's series apart: the load level for one progress point; the point when
   // they are overlaid (and the level too when several are shown).
   function seriesKey(s, state) {
     if (state.point !== ALL) {
       return s.load;
     }
-    return state.levels.length > 1 ? s.point + ' @ ' + s.load : s.point;
+    const label = pointLabel(s.kind, s.point);
+    return state.levels.length > 1 ? label + ' @ ' + s.load : label;
   }
 
   // Every key the current view can show, in legend order (fixes the colours).
@@ -172,7 +181,7 @@
     if (state.point !== ALL) {
       return levelLabels.slice();
     }
-    const names = report.progress_points.map((p) => p.name);
+    const names = report.progress_points.map((p) => pointLabel(p.kind, p.name));
     return state.levels.length > 1 ? names.flatMap((n) => state.levels.map((l) => n + ' @ ' + l)) : names;
   }
 
@@ -499,7 +508,8 @@
       const keys = keysOf(state);
       toggles(legend, report.progress_points.map((p) => {
         const key = p.kind + ':' + p.name;
-        return { value: key, label: p.name, title: p.kind + ' point ' + p.name, checked: !state.hidden.includes(key) };
+        return { value: key, label: pointLabel(p.kind, p.name), title: p.kind + ' point ' + p.name,
+                 checked: !state.hidden.includes(key) };
       }), (value, checked, box) => {
         const hidden = checked ? state.hidden.filter((k) => k !== value) : state.hidden.concat([value]);
         if (hidden.length >= report.progress_points.length) {
@@ -511,7 +521,8 @@
       });
       // With several levels a point has several colours; its swatch shows the first.
       legend.querySelectorAll('.swatch').forEach((swatch, i) => {
-        const name = report.progress_points[i].name;
+        const p = report.progress_points[i];
+        const name = pointLabel(p.kind, p.name);
         const at = keys.findIndex((k) => k === name || k.startsWith(name + ' @ '));
         swatch.style.background = PALETTE[Math.max(0, at) % PALETTE.length];
       });
@@ -581,15 +592,26 @@
           throw new Error('no profile record in it' +
                           (first ? ' (line ' + first.errors[0].line + ': ' + first.errors[0].message + ')' : ''));
         }
-        report = next;
-        sources = {};
-        leftOut = new Map();
-        levelLabels = report.load_levels.map((l) => l.label);
-        history.replaceState(null, '', '#');
-        Object.assign(state, readState());
-        $('source').hidden = true;
-        summary();
-        show(true);
+        // Shown whole or not at all: a report that fails to draw leaves the previous one.
+        const before = { report, sources, leftOut, levelLabels, state: Object.assign({}, state), hash: location.hash };
+        try {
+          report = next;
+          sources = {};
+          leftOut = new Map();
+          levelLabels = report.load_levels.map((l) => l.label);
+          history.replaceState(null, '', '#');
+          Object.assign(state, readState());
+          $('source').hidden = true;
+          summary();
+          show(true);
+        } catch (error) {
+          ({ report, sources, leftOut, levelLabels } = before);
+          Object.assign(state, before.state);
+          history.replaceState(null, '', before.hash);
+          summary();
+          show(true);
+          throw new Error('cannot show it: ' + error.message);
+        }
         status.textContent = 'showing ' + names;
         document.title = 'coz causal profile: ' + names;
       }).catch((error) => {

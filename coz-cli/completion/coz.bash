@@ -32,9 +32,13 @@ _coz() {
     run | report | plot) ;;
     *) return ;;
   esac
+  # File names one a line (mapfile), so a name with spaces or glob characters stays one word.
   case $prev in
-    -o | --output | --source-root)
-      COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null
+    -o | --output)
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur"); compopt -o filenames 2>/dev/null
+      return ;;
+    --source-root)
+      mapfile -t COMPREPLY < <(compgen -d -- "$cur"); compopt -o filenames 2>/dev/null
       return ;;
   esac
   if [[ $cur == -* ]]; then
@@ -44,7 +48,7 @@ _coz() {
     return
   fi
   if [[ $command == report || $command == plot ]]; then
-    COMPREPLY=($(compgen -f -X '!*.coz' -- "$cur") $(compgen -d -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -f -X '!*.coz' -- "$cur"; compgen -d -- "$cur")
     compopt -o filenames 2>/dev/null
   fi
 }

@@ -25,6 +25,10 @@ for f in bin/coz include/coz.h share/coz-amp/viewer/index.html share/coz-amp/vie
 done
 grep -q "^vega-lite .* (BSD-3-Clause)" "$prefix/share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt" ||
   fail "the viewer's licences do not name vega-lite"
+grep -q "wasi-libc" "$prefix/share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt" ||
+  fail "the viewer's licences leave out the libraries linked into coz-reader.wasm"
+grep -q "THIRD-PARTY-LICENSES.txt" "$prefix/share/doc/coz-amp/copyright" ||
+  fail "the copyright file does not say where the bundled libraries' licences are"
 
 # --- the version sorts after Coz 0.2 ----------------------------------------------------------
 version=$("$prefix/bin/coz" --version)
