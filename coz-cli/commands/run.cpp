@@ -157,17 +157,9 @@ int run_command(const std::vector<std::string>& args) {
   RunOptions options;
   setup_run_app(&app, &options);
   std::string error;
-  switch (parse_run_options(&app, args, &options, &error)) {
-    case Parsed::kHelp:
-      fputs(app.help().c_str(), stdout);
-      return kExitOk;
-    case Parsed::kMan:
-      fputs(man_page(app).c_str(), stdout);
-      return kExitOk;
-    case Parsed::kError:
-      return usage_error(app, error);
-    case Parsed::kOk:
-      break;
+  Parsed parsed = parse_run_options(&app, args, &options, &error);
+  if (int status = act_on_parse(app, parsed, error); status >= 0) {
+    return status;
   }
   std::string looked_in;
   std::string runtime = find_runtime(&looked_in);

@@ -155,22 +155,27 @@ int usage_error(const CLI::App& app, const std::string& error) {
   return kExitUsage;
 }
 
-int parse_or_exit(CLI::App* app, const std::vector<std::string>& args,
-                  std::vector<std::string>* positional) {
-  std::string error;
-  switch (parse_command_line(app, args, positional, &error)) {
+int act_on_parse(const CLI::App& app, Parsed parsed, const std::string& error) {
+  switch (parsed) {
     case Parsed::kOk:
       return -1;
     case Parsed::kHelp:
-      fputs(app->help().c_str(), stdout);
+      fputs(app.help().c_str(), stdout);
       return kExitOk;
     case Parsed::kMan:
-      fputs(man_page(*app).c_str(), stdout);
+      fputs(man_page(app).c_str(), stdout);
       return kExitOk;
     case Parsed::kError:
       break;
   }
-  return usage_error(*app, error);
+  return usage_error(app, error);
+}
+
+int parse_or_exit(CLI::App* app, const std::vector<std::string>& args,
+                  std::vector<std::string>* positional) {
+  std::string error;
+  Parsed parsed = parse_command_line(app, args, positional, &error);
+  return act_on_parse(*app, parsed, error);
 }
 
 }  // namespace coz::cli

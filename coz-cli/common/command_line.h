@@ -47,8 +47,11 @@ std::string man_page(const CLI::App& app);
 // Prints "coz <command>: error: <error>; see coz <command> --help" and returns kExitUsage.
 int usage_error(const CLI::App& app, const std::string& error);
 
-// parse_command_line, then for --help the help (for --man the man page) on stdout: returns -1 to go
-// on, or the status to exit with (0 after help, kExitUsage after an error).
+// What follows a parse: -1 to go on (kOk); the help, or the man page, on stdout and kExitOk;
+// usage_error(app, error) after an error.
+int act_on_parse(const CLI::App& app, Parsed parsed, const std::string& error);
+
+// parse_command_line, then act_on_parse.
 int parse_or_exit(CLI::App* app, const std::vector<std::string>& args,
                   std::vector<std::string>* positional);
 
