@@ -77,14 +77,6 @@ uint64_t DelayLedger::take_owed(LocalDelays& local, uint64_t carry_ns) {
   return owed;
 }
 
-void DelayLedger::credit(LocalDelays& local) {
-  uint64_t global = global_.load(std::memory_order_acquire);
-  sync_epoch(local, global);
-  if (unpack_ns(global) > local.ns) {
-    local.ns = unpack_ns(global);
-  }
-}
-
 void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain,
                             uint64_t kept_debt) {
   uint64_t global = global_.load(std::memory_order_acquire);

@@ -39,8 +39,7 @@ class DelayLedger {
   // (with nothing to insert) so that the hooks cost the same in a baseline as in a speedup
   // experiment. In a program that locks millions of times a second that cost is a large share of
   // its run time; paid in speedup experiments only, it made every speedup look smaller than it is
-  // (measured: SQLite inserting rows, 100% of a line predicted at +4.4% against a real +12.5%;
-  // +13.0% with equal costs).
+  // (README, "How experiments work": SQLite inserting rows).
   bool active() const { return active_.load(std::memory_order_acquire); }
   uint64_t delay_ns() const { return delay_ns_.load(std::memory_order_acquire); }
   uint64_t global_ns() const { return unpack_ns(global_.load(std::memory_order_acquire)); }
@@ -52,18 +51,12 @@ class DelayLedger {
   // `carry_ns` of the debt may stay owed (see DelayProtocol: one sample's worth).
   uint64_t advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised = nullptr,
                    uint64_t carry_ns = 0);
-  uint64_t on_samples(LocalDelays& local, uint64_t selected) {
-    return advance(local, selected * delay_ns());
-  }
   // The nanoseconds this thread owes now beyond `carry_ns` (for catching up before it blocks or
   // wakes another); marks them as taken, so the caller must pause for them.
   uint64_t take_owed(LocalDelays& local, uint64_t carry_ns = 0);
   // The nanoseconds this thread owes, without taking them; `epoch`, if given, receives the
   // experiment they belong to (read with them).
   uint64_t owed(const LocalDelays& local, uint64_t* epoch = nullptr) const;
-  // A thread woken by another is credited with every delay inserted so far (Coz's rule, used
-  // where the waker is unknown: COZ_POST_BLOCK).
-  void credit(LocalDelays& local);
   // Records that this thread ran `faster_ns` faster without pausing (raising the global total
   // when this thread is ahead); what the thread owes stays owed. Returns how much this call
   // raised the global total by.
@@ -71,7 +64,8 @@ class DelayLedger {
   // A thread woken by a waker whose total was `ns` is credited up to that total, and by at most
   // `max_gain` (the time it was blocked: a wait absorbs delay only as long as it lasts). It still
   // owes at least `kept_debt` afterwards: what it owed when it blocked without paying (holding a
-  // lock, in cond_wait) was run up while it ran, and no wake forgives it.
+  // lock, in cond_wait) was run up while it ran, and no wake forgives it. Coz's rule, for a
+  // waker that is unknown (COZ_POST_BLOCK), is `ns` = global_ns().
   void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX,
                  uint64_t kept_debt = 0);
   // The current experiment's epoch.

@@ -18,6 +18,10 @@
 
 namespace coz {
 
+// The pause between experiments, in sampling periods: time for samples still in flight to land
+// before the next experiment's line is chosen.
+inline constexpr uint64_t kCooloffPeriods = 10;
+
 struct SchedulerSettings {
   double zero_speedup_share = kDefaultZeroSpeedupShare;  // probability of a 0% experiment
   int fixed_speedup = -1;                                // 0-100 to always use it, -1 for random
@@ -27,7 +31,7 @@ struct SchedulerSettings {
   uint64_t min_length_ns = 100000000;  // halving stops here (a hundred samples per thread)
   uint64_t min_visits = 5;             // fewer visits than this doubles the length
   uint64_t plenty_visits = 100;        // more visits than this halves the length
-  uint64_t cooloff_ns = 10000000;      // pause between experiments, lets pending samples drain
+  uint64_t cooloff_ns = kCooloffPeriods * kDefaultSamplingPeriodNs;  // see kCooloffPeriods
 };
 
 // The random source: any uniform random bit generator producing 64-bit values.
@@ -51,7 +55,6 @@ class Scheduler {
   // shorter).
   // `fewest_visits`: the least visited progress point's visits, among points visited at all.
   void finished(uint64_t visits, uint64_t fewest_visits);
-  void finished(uint64_t visits) { finished(visits, visits); }
 
   const SchedulerSettings& settings() const { return settings_; }
 

@@ -1,4 +1,5 @@
-// Address -> source line map. The only code that includes libdw headers is line_map.cpp.
+// Address -> source line map. Only line/ includes libdw headers (line_map.cpp, and the
+// cu_ranges.* and inline_calls.h it is built from); the rest of the runtime never sees them.
 //
 // load_object_lines() reads one ELF object's DWARF line tables with elfutils (DWARF 2-5, PIE and
 // non-PIE, zlib-compressed sections, separate debug files by build-id and .gnu_debuglink) and

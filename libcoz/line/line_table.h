@@ -1,7 +1,7 @@
 // Interned source lines: each (file, line) pair exists once per process, with a sample counter.
 // Append-only; a SourceLine's address never changes, so lookups from signal handlers may hold
-// SourceLine pointers. intern() takes a mutex and must not be called from a signal handler;
-// SourceLine::samples may be incremented from anywhere.
+// SourceLine pointers. intern_file() and intern_line() take a mutex and must not be called from a
+// signal handler; SourceLine::samples may be incremented from anywhere.
 #pragma once
 
 #include <atomic>

@@ -35,7 +35,6 @@ class ProfileWriter {
   // Opens `path` for appending, creating it. On failure returns false and sets `error` to a
   // sentence that names the path and the reason.
   bool open(const std::string& path, std::string* error);
-  bool is_open() const { return fd_.load() >= 0; }
 
   // Writes the blocks still waiting, then this one, holding `experiments` experiments. True when
   // everything is in the file; otherwise false with `error` set to why (this block then waits

@@ -21,7 +21,7 @@ void with_delays(ThreadDelays& t, F&& update) {
 
 }  // namespace
 
-void DelayProtocol::on_signal(ThreadDelays& t) {
+void DelayProtocol::on_signal(ThreadState& t) {
   if (!env_.collect(t)) {
     return;  // shut-down is draining this thread
   }
@@ -106,7 +106,7 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
 
-void DelayProtocol::catch_up(ThreadDelays& t, uint64_t carry_ns) {
+void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns) {
   if (!experiment_.ledger.active() || t.locks_held > 0) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
@@ -119,11 +119,11 @@ void DelayProtocol::catch_up(ThreadDelays& t, uint64_t carry_ns) {
   }
 }
 
-void DelayProtocol::catch_up(ThreadDelays& t) {
+void DelayProtocol::catch_up(ThreadState& t) {
   catch_up(t, carry());
 }
 
-void DelayProtocol::catch_up_fully(ThreadDelays& t) {
+void DelayProtocol::catch_up_fully(ThreadState& t) {
   // Other threads keep running (and inserting delays) while this one pauses; a thread about
   // to carry on after a sleep pays those too, or the next thing it does comes early.
   for (int round = 0; round < 16; round++) {
@@ -137,7 +137,7 @@ void DelayProtocol::catch_up_fully(ThreadDelays& t) {
   }
 }
 
-void DelayProtocol::lock_acquired(ThreadDelays& t) {
+void DelayProtocol::lock_acquired(ThreadState& t) {
   // Noted and counted together: a sample in between would see the lock held with the last
   // lock's debt.
   if (t.locks_held > 0 || t.in_ledger || !experiment_.ledger.active()) {
@@ -161,22 +161,21 @@ void DelayProtocol::note_lock_debt_now(ThreadDelays& t) {
   t.lock_debt_ns = experiment_.ledger.owed(t.delays, &t.lock_epoch);
 }
 
-void DelayProtocol::before_block(ThreadDelays& t) {
+void DelayProtocol::before_block(ThreadState& t) {
   // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
   // which would forgive what it ran up before it blocked.
   catch_up(t, 0);
   t.block_start_ns = env_.now_ns();
   // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up while
   // it was running, not while blocked: no wake may forgive it. (Paying the run-up here, before a
-  // cond_wait releases the mutex, was measured worse: a pipeline over a bounded queue at 75%,
-  // +21.2 points against +16.7, and a spin-then-block barrier, 12.2 against 8.2.)
+  // cond_wait releases the mutex, was measured worse: README, "Measured choices in the runtime".)
   t.block_debt_ns = 0;
   if (experiment_.ledger.active() && t.locks_held > 0 && !t.in_ledger) {
     with_delays(t, [&] { t.block_debt_ns = experiment_.ledger.owed(t.delays, &t.block_epoch); });
   }
 }
 
-void DelayProtocol::before_wake(ThreadDelays& t, const void* key) {
+void DelayProtocol::before_wake(ThreadState& t, const void* key) {
   if (!experiment_.ledger.active()) {
     return;
   }
@@ -192,7 +191,7 @@ void DelayProtocol::before_wake(ThreadDelays& t, const void* key) {
   });
 }
 
-void DelayProtocol::after_block(ThreadDelays& t, const void* key, bool woken) {
+void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
   uint64_t blocked = UINT64_MAX;  // the start was not seen: no cap
   if (t.block_start_ns != 0) {
     blocked = env_.now_ns() - t.block_start_ns;
@@ -221,7 +220,7 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     // than that lump must pay the rest (or it would serve an amplified load at no cost). Without
     // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a
     // time, covering time the waiter spent blocked in earlier waits, and capping those
-    // under-predicts lock-bound programs badly (measured: 49% against 71%).
+    // under-predicts lock-bound programs badly (README, "Measured choices in the runtime").
     uint64_t waker = key ? experiment_.handoffs.read(key, experiment_.ledger.epoch())
                          : experiment_.ledger.global_ns();
     uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
@@ -230,7 +229,7 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
   });
 }
 
-void DelayProtocol::add_arrival_counter(ThreadDelays& t, ArrivalCounter* counter) {
+void DelayProtocol::add_arrival_counter(ThreadState& t, ArrivalCounter* counter) {
   with_delays(t, [&] {
     counter->next_in_thread = t.arrivals;
     t.arrivals = counter;

@@ -28,10 +28,11 @@
 // - Each pause is measured: nanosleep's overshoot is carried (DelayLedger::excess) and learnt
 //   (a moving average), so later sleeps ask for less.
 //
-// Threads: every call takes the calling thread's own ThreadDelays, from a hook or from its
-// sample signal handler. A call from a hook marks the delays busy (in_ledger) so a signal that
-// arrives meanwhile only counts; a hook called from a signal handler inside another hook does
-// nothing. Async-signal-safe, given an environment whose calls are.
+// Threads: every call takes the calling thread's own ThreadState, from a hook or from its
+// sample signal handler; the protocol keeps its ThreadDelays part (thread_delays.h) and hands the
+// whole state to the environment to collect its samples. A call from a hook marks the delays busy
+// (in_ledger) so a signal that arrives meanwhile only counts; a hook called from a signal handler
+// inside another hook does nothing. Async-signal-safe, given an environment whose calls are.
 #pragma once
 
 #include <atomic>
@@ -41,29 +42,9 @@
 #include "experiment/delay_ledger.h"
 #include "experiment/experiment_state.h"
 #include "runtime/progress_points.h"
+#include "runtime/thread_state.h"
 
 namespace coz {
-
-// A thread's side of the protocol; touched only by the thread itself (hooks, signal handler).
-struct ThreadDelays {
-  LocalDelays delays;
-  uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
-  volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
-  int locks_held = 0;               // mutexes and rwlocks held: pauses wait for the last release
-  uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
-  uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
-  uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
-  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
-  uint64_t block_epoch = 0;         // the experiment that debt belongs to
-  uint64_t lock_debt_ns = 0;        // owed as it took its outermost lock (paid after the release)
-  uint64_t lock_epoch = 0;          // the experiment that debt belongs to
-
-  // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
-  // thread reuses them by name) and how it turns arrivals into speedup.
-  ArrivalCounter* arrivals = nullptr;
-  ArrivalPacer pacer;
-  uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
-};
 
 // What the protocol needs from outside, injected so that unit tests run it without perf_event,
 // threads or real sleeps.
@@ -75,7 +56,7 @@ class DelayEnvironment {
   virtual void sleep_ns(uint64_t ns) = 0;
   // Adds the thread's selected-line samples that arrived since the last call to
   // `t.pending_selected`; false while another thread (shut-down) drains them.
-  virtual bool collect(ThreadDelays& t) = 0;
+  virtual bool collect(ThreadState& t) = 0;
   // The global delay total rose by `ns` (requests in flight spend that much less time).
   virtual void inserted(uint64_t ns) = 0;
 };
@@ -89,30 +70,30 @@ class DelayProtocol {
       : experiment_(experiment), amplify_(amplify), env_(env) {}
 
   // The sample signal: counts the samples; pays now unless a lock is held (or a hook is busy).
-  void on_signal(ThreadDelays& t);
+  void on_signal(ThreadState& t);
   // Counts the lock; taking the outermost one notes the debt carried in.
-  void lock_acquired(ThreadDelays& t);
-  void lock_released(ThreadDelays& t) {
+  void lock_acquired(ThreadState& t);
+  void lock_released(ThreadState& t) {
     if (t.locks_held > 0) {
       t.locks_held--;
     }
   }
   // Pays every owed delay now, unless a lock is held.
-  void catch_up(ThreadDelays& t);
+  void catch_up(ThreadState& t);
   // As catch_up(), and again for what others added meanwhile, until nothing is owed (after a
   // sleep, before the thread carries on; at thread exit).
-  void catch_up_fully(ThreadDelays& t);
+  void catch_up_fully(ThreadState& t);
   // About to block: pays what is owed (or keeps it as block debt when a lock is held) and notes
   // the time.
-  void before_block(ThreadDelays& t);
+  void before_block(ThreadState& t);
   // About to release or signal `key`: publishes this thread's count on it (holding a lock, after
   // paying what was run up while holding it).
-  void before_wake(ThreadDelays& t, const void* key);
+  void before_wake(ThreadState& t, const void* key);
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
-  void after_block(ThreadDelays& t, const void* key, bool woken);
+  void after_block(ThreadState& t, const void* key, bool woken);
   // Registers a COZ_ARRIVAL counter of this thread's own.
-  void add_arrival_counter(ThreadDelays& t, ArrivalCounter* counter);
+  void add_arrival_counter(ThreadState& t, ArrivalCounter* counter);
 
   uint64_t paused_ns() const { return paused_ns_.load(std::memory_order_relaxed); }
 
@@ -120,7 +101,7 @@ class DelayProtocol {
   // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes
   // beyond `carry_ns`.
   void settle(ThreadDelays& t, uint64_t carry_ns);
-  void catch_up(ThreadDelays& t, uint64_t carry_ns);
+  void catch_up(ThreadState& t, uint64_t carry_ns);
   // Gives the thread's own selected-line samples (and arrivals) to the ledger, paying nothing.
   void count_own(ThreadDelays& t) {
     inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));

@@ -58,24 +58,15 @@ extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int typ
 
 // Coz's blocking ABI, for programs with their own futex-based locks (COZ_PRE_BLOCK and friends in
 // coz.h): pay owed delays before blocking or waking another thread; after blocking, say whether
-// another thread woke this one.
+// another thread woke this one. The same calls as the hooks make (hooks_api.h).
 extern "C" __attribute__((visibility("default"))) void _coz_pre_block() {
-  coz::hooks_api::InsideRuntime inside;
-  if (coz::Runtime* rt = coz::Runtime::active()) {
-    rt->before_block();
-  }
+  coz::hooks_api::before_block();
 }
 
 extern "C" __attribute__((visibility("default"))) void _coz_post_block(int woken) {
-  coz::hooks_api::InsideRuntime inside;
-  if (coz::Runtime* rt = coz::Runtime::active()) {
-    rt->post_block(woken != 0);
-  }
+  coz::hooks_api::after_block(nullptr, woken != 0);  // the waker is unknown: Coz's credit rule
 }
 
 extern "C" __attribute__((visibility("default"))) void _coz_catch_up() {
-  coz::hooks_api::InsideRuntime inside;
-  if (coz::Runtime* rt = coz::Runtime::active()) {
-    rt->catch_up();
-  }
+  coz::hooks_api::catch_up();
 }

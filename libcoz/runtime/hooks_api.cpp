@@ -1,5 +1,6 @@
-// The runtime calls the hooks may make (see hooks_api.h): each forwards to the active runtime,
-// marking the thread as inside the runtime meanwhile.
+// The runtime calls the hooks may make (see hooks_api.h): the blocking and waking calls go
+// straight to the delay protocol with the calling thread's state; the others to the runtime. Each
+// marks the thread as inside the runtime meanwhile.
 #include "runtime/hooks_api.h"
 
 #include "runtime/runtime.h"
@@ -35,6 +36,17 @@ void with_runtime(F&& f) {
   }
 }
 
+// Calls `f(protocol, state)` for the calling thread, when a runtime is acting and samples it.
+template <typename F>
+void with_thread(F&& f) {
+  Runtime* rt = acting();
+  ThreadState* state = t_thread_state;
+  if (rt && state) {
+    Inside inside;
+    f(rt->delays(), *state);
+  }
+}
+
 }  // namespace
 
 bool active() {
@@ -42,44 +54,45 @@ bool active() {
 }
 
 void before_wake(const void* key) {
-  with_runtime([&](Runtime* rt) { rt->before_wake(key); });
+  with_thread([&](DelayProtocol& p, ThreadState& t) { p.before_wake(t, key); });
 }
 void after_release() {
-  with_runtime([](Runtime* rt) { rt->after_release(); });
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up(t); });
 }
 void lock_acquired() {
-  with_runtime([](Runtime* rt) { rt->lock_acquired(); });
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.lock_acquired(t); });
 }
 void lock_released() {
-  with_runtime([](Runtime* rt) { rt->lock_released(); });
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.lock_released(t); });
 }
 void before_block() {
-  with_runtime([](Runtime* rt) { rt->before_block(); });
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.before_block(t); });
 }
 void after_block(const void* key, bool woken) {
-  with_runtime([&](Runtime* rt) { rt->after_block(key, woken); });
+  with_thread([&](DelayProtocol& p, ThreadState& t) { p.after_block(t, key, woken); });
 }
 void catch_up() {
-  with_runtime([](Runtime* rt) { rt->catch_up(); });
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up(t); });
 }
 void catch_up_fully() {
-  with_runtime([](Runtime* rt) { rt->catch_up_fully(); });
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up_fully(t); });
 }
 
 LocalDelays current_delays() {
-  return with_runtime(LocalDelays{}, [](Runtime* rt) { return rt->current_delays(); });
+  ThreadState* state = t_thread_state;
+  return acting() && state ? state->delays : LocalDelays{};
 }
 void thread_created() {
-  with_runtime([](Runtime* rt) { rt->thread_created(); });
+  with_runtime([](Runtime* rt) { rt->threads().created(); });
 }
 void thread_gone() {
-  with_runtime([](Runtime* rt) { rt->thread_gone(); });
+  with_runtime([](Runtime* rt) { rt->threads().gone(); });
 }
 void on_thread_start(const LocalDelays& inherited) {
-  with_runtime([&](Runtime* rt) { rt->on_thread_start(inherited); });
+  with_runtime([&](Runtime* rt) { rt->threads().on_thread_start(inherited); });
 }
 const void* thread_key(pthread_t thread) {
-  return Runtime::thread_handoff_key(thread);
+  return ThreadLife::handoff_key(thread);
 }
 
 bool owns_this_process() {

@@ -1,5 +1,5 @@
-// What the interposed functions (interpose/) may ask of the runtime: the calls below, and
-// nothing else of it. The hooks never see the runtime's owner class.
+// What the interposed functions (interpose/) and the COZ_* blocking ABI (entry.cpp) may ask of
+// the runtime: the calls below, and nothing else of it. The hooks never see the owner class.
 //
 // Re-entry: while the runtime works on behalf of a hook, the hooks that its own code reaches
 // (its mutexes, condition variables and joins) find no runtime (active() is false) and only
@@ -23,7 +23,18 @@ namespace coz::hooks_api {
 // Whether a hook on this thread should act (see above).
 bool active();
 
-// Blocking and waking (section 5.2.5.4): see Runtime for each step.
+// Blocking and waking (section 5.2.5.4, with the handoff of experiment/handoff_table.h): each is
+// the DelayProtocol call of the same name for the calling thread (delay_protocol.h has the rules).
+// before_wake(key): about to release or signal `key`; publishes this thread's delay count.
+// after_release(): released what others may wait for; pays what is owed (DelayProtocol::catch_up).
+// lock_acquired()/lock_released(): a lock is held / one fewer; debt carried into a lock waits for
+// the last release.
+// before_block(): about to block; pays in full (unless a lock is held) and notes the time.
+// after_block(key, woken): back from waiting on `key` (nullptr: the waker is unknown, as for
+// COZ_POST_BLOCK); if another thread released it, credits this thread up to the count that
+// thread published (a timed-out wait earns nothing).
+// catch_up(): pays what is owed (COZ_CATCH_UP).
+// catch_up_fully(): pays until nothing is owed (after a sleep, at exit).
 void before_wake(const void* key);
 void after_release();
 void lock_acquired();

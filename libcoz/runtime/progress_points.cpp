@@ -73,9 +73,4 @@ void ProgressPoints::for_each(const std::function<void(const ProgressPoint&)>& v
   }
 }
 
-size_t ProgressPoints::size() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return points_.size();
-}
-
 }  // namespace coz

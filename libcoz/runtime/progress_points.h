@@ -61,7 +61,6 @@ class ProgressPoints {
   bool any_latency() const { return any_latency_.load(std::memory_order_acquire); }
   // The first latency point; follow next_latency. Lock-free, async-signal-safe.
   ProgressPoint* latency_points() const { return latency_head_.load(std::memory_order_acquire); }
-  size_t size() const;
 
  private:
   mutable std::mutex mutex_;

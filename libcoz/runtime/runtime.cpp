@@ -1,29 +1,18 @@
-// The runtime owner object: builds the parts and starts them (start-up, the profiler thread).
-// Sample attribution is in sample_attribution.cpp, command-line progress points in
-// command_line_points.cpp, the thread life cycle in thread_life.cpp, shut-down in shutdown.cpp.
+// The runtime owner object (see runtime.h): start-up, the profiler thread, the signal handlers
+// that reach the runtime, and shut-down.
 #include "runtime/runtime.h"
 
-#include <dirent.h>
 #include <signal.h>
-#include <stdlib.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cinttypes>
-#include <cstdio>
 
 #include "own_fds.h"
 #include "platform.h"
 #include "real_functions.h"
 #include "runtime/hooks_api.h"
-#include "runtime/runtime_internal.h"
+#include "runtime/run_summary.h"
 #include "runtime/sample_signal.h"
-#include "sample/breakpoint_counter.h"
 #include "sample/perf_sampler.h"
 
 namespace coz {
-
-using namespace internal;
 
 std::atomic<Runtime*> Runtime::active_{nullptr};
 
@@ -82,116 +71,45 @@ void install_exit_signal_handlers() {
   }
 }
 
-void thread_key_destructor(void* state) {
+// A sampled thread's exit (its pthread key destructor).
+void thread_exit(void* state) {
   hooks_api::InsideRuntime inside;
   if (Runtime* rt = Runtime::active()) {
-    rt->on_thread_exit(static_cast<ThreadState*>(state));
+    rt->threads().on_thread_exit(*static_cast<ThreadState*>(state));
   }
 }
-
-// Cool-off between experiments, in sampling periods: time for samples still in flight to land
-// before the next experiment's line is chosen.
-constexpr uint64_t kCooloffPeriods = 10;
 
 }  // namespace
 
-namespace internal {
-
-__attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
-
-std::string format_ms(uint64_t ns) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(ns) / 1e6);
-  return buf;
-}
-
-}  // namespace internal
-
 Runtime::Runtime(RunConfig config, ProgressPoints& points)
-    : config_(std::move(config)),
-      scope_(config_.binary_scope, config_.source_scope, config_.include_system),
-      points_(points) {}
-
-void Runtime::report(const std::string& message, bool always) const {
-  // The process `coz run` started says what it must; its children (which inherit the variable)
-  // only when asked to be verbose. A program preloaded without `coz run` has no root pid.
-  bool root = config_.root_pid == 0 || config_.root_pid == static_cast<uint64_t>(getpid());
-  if ((always && root) || config_.verbose) {
-    platform::write_stderr(("coz: " + message + "\n").c_str());
-  }
-}
-
-void Runtime::add_objects_in_scope() {
-  std::lock_guard<std::mutex> lock(objects_mutex_);
-  struct Found {
-    Runtime* self;
-    std::vector<LoadedObject> objects;
-  } found{this, {}};
-  for_each_loaded_object(
-      [](const LoadedObject& o, void* ctx) {
-        auto* f = static_cast<Found*>(ctx);
-        if (f->self->scope_.includes_binary(o.path, o.is_main) &&
-            !f->self->map_.contains(o.path, o.bias)) {
-          f->objects.push_back(o);
-        }
-      },
-      &found);
-  for (const LoadedObject& o : found.objects) {
-    uint64_t t0 = platform::monotonic_ns();
-    std::unique_ptr<ObjectLines> lines = load_object_lines(o, scope_, &lines_, config_.debug_path);
-    if (lines->status == DebugInfoStatus::kOk) {
-      report("mapped " + std::to_string(lines->lines_in_scope) + " lines in scope from " +
-                 lines->debug_file + " in " + format_ms(platform::monotonic_ns() - t0),
-             false);
-    } else {
-      report(lines->message, false);
-    }
-    map_.add(std::move(lines));  // kept even without lines, so it is not read again
-  }
-}
+    : config_(std::move(config)), points_(points) {}
 
 bool Runtime::start() {
   start_ns_ = platform::monotonic_ns();
   pid_ = getpid();
-  objects_generation_ = loaded_objects_generation();
   if (config_.exec_ns == 0 || config_.exec_ns > start_ns_) {
     config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
   }
-  add_objects_in_scope();
-
-  size_t lines_in_scope = 0;
-  std::string first_problem;
-  map_.for_each_object([&](const ObjectLines& o) {
-    lines_in_scope += o.lines_in_scope;
-    if (o.status != DebugInfoStatus::kOk && first_problem.empty()) {
-      first_problem = o.message;
-    }
-  });
-  bool only_main = scope_.binary_patterns().size() == 1 && scope_.binary_patterns()[0] == "MAIN";
-  if (lines_in_scope == 0 && only_main) {
-    std::string scope = config_.source_scope.empty() ? "% but system files" : "as given";
-    std::string why =
-        first_problem.empty()
-            ? "no source line in scope has debug information (source scope: " + scope +
-                  "); compile with -g, or widen --source-scope or add "
-                  "--include-system"
-            : first_problem;
-    report("error: " + why + "; running the program without profiling", true);
+  lines_.map_new_objects();
+  std::string error = lines_.no_lines_reason();
+  if (!error.empty()) {
+    fail(error);
     return false;
   }
 
   SourceLine* fixed_line = nullptr;
   if (!config_.fixed_line.empty() &&
-      !(fixed_line = resolve_line(config_.fixed_line, "--fixed-line"))) {
+      !(fixed_line = CommandLinePoints::resolve_line(lines_.table(), config_.fixed_line,
+                                                     "--fixed-line", &error))) {
+    fail(error);
     return false;
   }
-  if (!resolve_command_line_points()) {
+  if (!command_line_points_.resolve(config_, lines_.table(), lines_.map(), points_, &error)) {
+    fail(error);
     return false;
   }
-
-  std::string error;
   if (!writer_.open(config_.output, &error)) {
-    report("error: " + error + "; running the program without profiling", true);
+    fail(error);
     return false;
   }
 
@@ -210,7 +128,7 @@ bool Runtime::start() {
   runner.run_id = config_.run_id;
   runner_ = std::make_unique<ExperimentRunner>(
       runner, experiment_, points_, writer_, platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
-  runner_->set_before_snapshot([this] { refresh_breakpoint_counts(); });
+  runner_->set_before_snapshot([this] { command_line_points_.refresh(); });
   runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
 
   SamplerSettings settings;
@@ -219,27 +137,14 @@ bool Runtime::start() {
   backend_ = std::make_unique<PerfSamplerBackend>(settings);
 
   install_exit_signal_handlers();
-
-  pthread_key_create(&thread_key_, thread_key_destructor);
   pthread_atfork(nullptr, nullptr, [] { active_.store(nullptr, std::memory_order_release); });
 
-  // Sample this thread first: if perf_event is refused, nothing else will work either.
-  ThreadState* self = threads_.attach(platform::current_tid(), backend_.get(), &error);
-  if (!self) {
-    report("error: " + error + "; running the program without profiling", true);
+  if (!life_.start(
+          backend_.get(), thread_exit, [this] { shutdown(); }, &error)) {
+    fail(error);
     writer_.close();
     return false;
   }
-  if (!open_breakpoints(self, platform::current_tid(), &error)) {
-    report("error: --progress: " + error + "; running the program without profiling", true);
-    self->sampler->disable();
-    close_breakpoints(self);  // an armed execute breakpoint traps on every hit
-    writer_.close();
-    return false;
-  }
-  t_state = self;
-  pthread_setspecific(thread_key_, self);
-  program_threads_.fetch_add(1);
   // Written before the program runs, so even a run killed at once leaves a profile behind.
   RecordBuilder startup;
   startup.begin(vocab::kStartup)
@@ -249,10 +154,10 @@ bool Runtime::start() {
       .field(vocab::key::kSamplingPeriod, config_.sampling_period_ns)
       .field(vocab::key::kProgram, platform::program_name());
   if (!writer_.write_block(startup, 0, &error)) {
-    report("error: could not append to " + config_.output + " (" + error + ")", true);
+    reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
   }
   active_.store(this, std::memory_order_release);
-  attach_existing_threads();
+  life_.attach_existing();
 
   runner_->begin_end_to_end_early();
   // The profiler thread takes no signals meant for the program, and is not sampled.
@@ -262,7 +167,7 @@ bool Runtime::start() {
   profiler_running_ = real().pthread_create(&profiler_thread_, nullptr, profiler_main, this) == 0;
   real().pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (!profiler_running_) {
-    report("error: cannot start the profiler thread", true);
+    reporter_.say("error: cannot start the profiler thread", true);
   }
   return true;
 }
@@ -270,16 +175,17 @@ bool Runtime::start() {
 void* Runtime::profiler_main(void* arg) {
   auto* self = static_cast<Runtime*>(arg);
   hooks_api::mark_profiler_thread();  // its locks, waits and joins are the runtime's own
-  self->ready_ns_ = platform::monotonic_ns();
-  self->report("profiler ready " + format_ms(self->ready_ns_ - self->config_.exec_ns) +
-                   " after exec (" + format_ms(self->ready_ns_ - self->start_ns_) +
-                   " in the runtime); " + std::to_string(self->lines_.size()) + " lines in scope",
-               false);
+  uint64_t ready_ns = platform::monotonic_ns();
+  self->reporter_.say("profiler ready " + Reporter::ms(ready_ns - self->config_.exec_ns) +
+                          " after exec (" + Reporter::ms(ready_ns - self->start_ns_) +
+                          " in the runtime); " + std::to_string(self->lines_.table().size()) +
+                          " lines in scope",
+                      false);
   // dlopen is not interposed (glibc resolves $ORIGIN and RUNPATH relative to dlopen's caller,
   // which must stay the program): the runner polls for new libraries between experiments.
   // It also takes the sampling signal back if the program replaced its handler without the hooks.
   self->runner_->run([self] {
-    self->check_for_new_objects();
+    self->lines_.map_new_objects();
     sample_signal::reclaim(sample_signal_handler);
   });
   if (self->signal_shutdown_.load(std::memory_order_acquire)) {
@@ -288,12 +194,139 @@ void* Runtime::profiler_main(void* arg) {
   return nullptr;
 }
 
-void Runtime::check_for_new_objects() {
-  uint64_t generation = loaded_objects_generation();
-  if (generation != objects_generation_) {
-    objects_generation_ = generation;
-    add_objects_in_scope();
+void Runtime::handle_signal(int fd) {
+  pid_t tid = platform::current_tid();
+  ThreadState* state = threads_.by_fd(fd);
+  if (!state || state->tid.load(std::memory_order_acquire) != tid) {
+    // The number the signal names may since have been reused (its descriptor moved when the
+    // program dup2()ed onto it): the thread's own state will do.
+    state = t_thread_state;
+    if (!state || state->tid.load(std::memory_order_acquire) != tid) {
+      return;
+    }
   }
+  delays_.on_signal(*state);
+}
+
+Counter* Runtime::new_arrival_counter(const char* name) {
+  ThreadState* state = t_thread_state;
+  if (!name) {
+    return nullptr;
+  }
+  if (state) {  // a counter of the same name left by the state's previous thread, or this one
+    for (ArrivalCounter* a = state->arrivals; a; a = a->next_in_thread) {
+      if (a->point->name == name) {
+        return &a->counter;
+      }
+    }
+  }
+  ArrivalCounter* counter = points_.new_arrival(name);
+  if (counter && state) {
+    delays_.add_arrival_counter(*state, counter);
+  }
+  return counter ? &counter->counter : nullptr;
+}
+
+void Runtime::note_write(bool ok, const std::string& why) {
+  if (!ok && !write_failing_) {
+    reporter_.say("error: could not append an experiment to " + config_.output + " (" + why +
+                      "); it is kept and tried again with the next one",
+                  true);
+  } else if (ok && write_failing_) {
+    reporter_.say(
+        "the profile is written again: the experiments that waited are now in " + config_.output,
+        true);
+  }
+  write_failing_ = !ok;
+}
+
+// Shut-down has three ways in (the library destructor, _exit, a fatal signal); the first finishes
+// the work and later callers wait for it.
+void Runtime::shutdown() {
+  static thread_local bool in_shutdown = false;
+  if (shut_down_.exchange(true)) {
+    // Another exit path got here first: let it finish writing (unless that is this thread).
+    if (!in_shutdown) {
+      wait_for_shutdown(2000);
+    }
+    return;
+  }
+  in_shutdown = true;
+  sample_signal::Block block;
+  if (profiler_running_) {
+    runner_->stop();
+    real().pthread_join(profiler_thread_, nullptr);
+  }
+  finish_shutdown();
+}
+
+void Runtime::shutdown_from_signal() {
+  if (!profiler_running_ || shut_down_.exchange(true)) {
+    // No profiler thread to write for us, or another exit path is writing: wait for it briefly.
+    if (profiler_running_) {
+      wait_for_shutdown(2000);
+    }
+    return;
+  }
+  // Only async-signal-safe steps here: an atomic flag the profiler thread checks at least every
+  // 10 ms, and sleeps. If the profiler thread cannot finish (it needs a lock this thread holds),
+  // the program dies of its signal after 3 s with the experiments already written.
+  signal_shutdown_.store(true, std::memory_order_release);
+  runner_->stop_async();
+  wait_for_shutdown(3000);
+}
+
+void Runtime::wait_for_shutdown(int ms) const {
+  for (int i = 0; i < ms && !shutdown_done_.load(); i++) {
+    timespec one = {0, 1000000};
+    real().nanosleep(&one, nullptr);
+  }
+}
+
+void Runtime::drain_all_threads() {
+  threads_.for_each_live([this](ThreadState& s) {
+    s.sampler->disable();
+    if (s.try_begin_drain()) {
+      uint64_t selected = attribution_.drain(s);
+      if (experiment_.ledger.active()) {
+        s.pending_selected += selected;
+        environment_.inserted(experiment_.ledger.absorb(
+            s.delays, s.pending_selected * experiment_.ledger.delay_ns()));
+        s.pending_selected = 0;
+      }
+      s.end_drain();
+    }
+  });
+}
+
+void Runtime::finish_shutdown() {
+  active_.store(nullptr, std::memory_order_release);
+  drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
+  runner_->finish();
+  bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
+  std::string why;
+  if (!writer_.write_block(
+          final_records(platform::monotonic_ns() - start_ns_, lines_.table(), no_arrivals), 0,
+          &why)) {
+    reporter_.say(
+        "error: could not append the final records to " + config_.output + " (" + why + ")", true);
+  }
+  writer_.close();
+
+  RunTotals run;
+  run.run_ns = platform::monotonic_ns() - start_ns_;
+  run.samples = attribution_.total_samples();
+  run.in_scope = attribution_.in_scope_samples();
+  run.lost = threads_.samples_lost();
+  run.threads = threads_.total_attached();
+  run.unsampled = life_.unsampled(&run.unsampled_reason);
+  run.experiments = runner_->experiments();
+  run.unwritten = writer_.unwritten_experiments();
+  run.paused_ns = delays_.paused_ns();
+  run.no_arrivals = no_arrivals;
+  run.output = config_.output;
+  report_run(reporter_, run, points_);
+  shutdown_done_.store(true);
 }
 
 }  // namespace coz

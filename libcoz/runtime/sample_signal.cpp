@@ -52,6 +52,9 @@ int install(void (*handler)(int, siginfo_t*, void*)) {
     }
   }
   platform::set_sample_signal(chosen);
+  // None was free of the inherited mask (the program blocked every signal, then exec'd): the
+  // program's view keeps the one chosen blocked, as the kernel's did.
+  t_program_blocks = sigismember(&blocked, chosen) == 1;
   struct sigaction sa = {};
   sa.sa_sigaction = handler;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -233,6 +236,17 @@ bool program_blocks() {
 
 void set_program_blocks(bool blocked) {
   t_program_blocks = blocked;
+}
+
+Block::Block() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, platform::sample_signal());
+  real().pthread_sigmask(SIG_BLOCK, &set, &saved_);
+}
+
+Block::~Block() {
+  real().pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
 }
 
 }  // namespace coz::sample_signal

@@ -60,4 +60,17 @@ unsigned program_deliveries();
 bool program_blocks();
 void set_program_blocks(bool blocked);
 
+// Blocks the signal in the calling thread for the guard's lifetime (its samples wait), for the
+// runtime's own work on the thread's sampler: its exit, shut-down.
+class Block {
+ public:
+  Block();
+  ~Block();
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
 }  // namespace coz::sample_signal

@@ -12,8 +12,8 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   std::lock_guard<std::mutex> lock(mutex_);
   // Attached already? Only the start-up scan can race with a thread's own attach. The scan looks
   // at every live thread (few, at start-up); a thread attaching itself looks only at the scanned
-  // states it may have been given, so attach stays O(1) however many threads are live (the walk
-  // it replaces cost 10,000 threads seconds under this lock).
+  // states it may have been given, so attach stays O(1) however many threads are live (a walk of
+  // every live thread here serialised thousands of starting threads under this lock).
   if (scan) {
     for (ThreadState* live = live_; live; live = live->next) {
       if (live->tid.load(std::memory_order_relaxed) == tid) {
@@ -63,7 +63,6 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
     live_->prev = s;
   }
   live_ = s;
-  live_count_++;
   attached_.fetch_add(1, std::memory_order_relaxed);
   publish_fd(s->sampler->signal_fd(), s);
   s->sampler->enable();
@@ -87,6 +86,7 @@ void ThreadRegistry::detach(ThreadState* state, SampleVisitor visit, void* conte
     }
     publish_fd(state->sampler->signal_fd(), nullptr);
     state->tid.store(0, std::memory_order_release);
+    lost_ += state->sampler->lost();
     closing = std::move(state->sampler);
     state->end_drain();
     if (state->scanned) {
@@ -101,11 +101,19 @@ void ThreadRegistry::detach(ThreadState* state, SampleVisitor visit, void* conte
     if (state->next) {
       state->next->prev = state->prev;
     }
-    live_count_--;
     state->prev = nullptr;
     state->next = free_;
     free_ = state;
   }
+}
+
+uint64_t ThreadRegistry::samples_lost() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t lost = lost_;
+  for (ThreadState* s = live_; s; s = s->next) {
+    lost += s->sampler->lost();
+  }
+  return lost;
 }
 
 ThreadState* ThreadRegistry::by_fd(int fd) const {
@@ -114,11 +122,6 @@ ThreadState* ThreadRegistry::by_fd(int fd) const {
   }
   Chunk* chunk = chunks_[fd / kChunk].load(std::memory_order_acquire);
   return chunk ? (*chunk)[fd % kChunk].load(std::memory_order_acquire) : nullptr;
-}
-
-size_t ThreadRegistry::live_count() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return live_count_;
 }
 
 void ThreadRegistry::publish_fd(int fd, ThreadState* state) {

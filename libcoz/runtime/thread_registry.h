@@ -1,4 +1,4 @@
-// Per-thread profiler state and the registry of live threads.
+// The registry of live threads and their states (thread_state.h).
 //
 // ThreadState objects come from a pool and are recycled, never freed, so a signal handler that
 // reads a stale pointer still reads valid memory (it then sees a different tid and backs off).
@@ -17,32 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "config/run_config.h"
-#include "runtime/delay_protocol.h"
-#include "runtime/progress_points.h"
+#include "runtime/thread_state.h"
 #include "sample/sampler.h"
 
 namespace coz {
-
-inline constexpr size_t kMaxBreakpoints = kMaxBreakpointPoints;
-
-// A thread's delay protocol side (ThreadDelays) and its sampler.
-struct ThreadState : ThreadDelays {
-  std::atomic<pid_t> tid{0};
-  std::unique_ptr<ThreadSampler> sampler;
-  // Held by whichever thread drains this sampler: the owner's signal handler, or shut-down.
-  std::atomic<bool> draining{false};
-  uint64_t samples = 0;         // samples drained for this thread
-  ThreadState* next = nullptr;  // live list or free list
-  ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
-  bool scanned = false;         // attached by the start-up scan of /proc/self/task
-
-  // --progress counters: the profiler's own descriptors (own_fds.h), -1 when not open.
-  std::atomic<int> breakpoint_fds[kMaxBreakpoints] = {-1, -1, -1, -1};
-
-  bool try_begin_drain() { return !draining.exchange(true, std::memory_order_acquire); }
-  void end_drain() { draining.store(false, std::memory_order_release); }
-};
 
 class ThreadRegistry {
  public:
@@ -83,8 +61,9 @@ class ThreadRegistry {
     std::lock_guard<std::mutex> lock(mutex_);
     f();
   }
-  size_t live_count() const;
   uint64_t total_attached() const { return attached_.load(std::memory_order_relaxed); }
+  // Samples the kernel dropped (a full ring), over every thread, live or gone.
+  uint64_t samples_lost();
 
  private:
   static constexpr size_t kChunk = 1024;
@@ -97,8 +76,8 @@ class ThreadRegistry {
   ThreadState* live_ = nullptr;
   ThreadState* free_ = nullptr;
   std::vector<ThreadState*> scanned_;  // attached by the scan, not yet claimed by their thread
-  size_t live_count_ = 0;
   std::atomic<uint64_t> attached_{0};
+  uint64_t lost_ = 0;  // samples lost by detached threads (under mutex_)
   std::atomic<Chunk*> chunks_[kChunks] = {};
 };
 

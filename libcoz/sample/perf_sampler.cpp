@@ -25,11 +25,9 @@ namespace {
 // the ring, so a sample waits in the ring only while its thread runs on with the signal pending:
 // 8 KiB holds 3 samples (2.4 KiB each with a 2 KiB stack copy and 32 frames), 3 ms of the
 // thread's CPU time at the default period. Rings are small because each thread has one: the
-// kernel allocates and zeroes them at mmap and frees them at close (16 data pages cost a
-// thread's start and exit 17 pages; 10,000 threads held 680 MB), and unprivileged users may lock
-// only kernel.perf_event_mlock_kb per CPU plus ulimit -l for all of them (16 data pages: 137
-// threads sampled of 1,000 with the defaults; 2 pages: 768, then 1 page at the margin). A thread
-// beyond that is reported unsampled.
+// kernel allocates and zeroes them at mmap and frees them at close, and unprivileged users may
+// lock only kernel.perf_event_mlock_kb per CPU plus ulimit -l for all of them (README, "Measured
+// choices in the runtime", for what 16 pages cost). A thread beyond that is reported unsampled.
 constexpr size_t kDataPages[] = {2, 1};
 // header, ip, nr, callchain, regs abi + sp, stack size + data + dyn size
 constexpr size_t kMaxRecord = 8 + 8 + 8 + 8 * 128 + 16 + 8 + 4096 + 8;
@@ -56,8 +54,8 @@ class EventFd {
 
 // Rings of exited threads, unmapped in batches. Unmapping is most of a thread's exit cost: the
 // kernel maps a ring's pages when it is mapped, so each munmap flushes the TLB of every other CPU
-// running the process, an inter-processor interrupt each (a quarter of all CPU time with 20,000
-// short-lived threads on 2 cores). Rings mapped one after another usually lie side by side, so a
+// running the process, an inter-processor interrupt each (with many short-lived threads, a large
+// share of all CPU time). Rings mapped one after another usually lie side by side, so a
 // batch sorted by address unmaps as a few ranges, one flush each. A buried ring's descriptor is
 // already closed; its event, disabled, is released with the mapping.
 class RingGraveyard {
@@ -292,13 +290,7 @@ int read_paranoid() {
   return in ? value : -100;
 }
 
-}  // namespace
-
-PerfSamplerBackend::PerfSamplerBackend(SamplerSettings settings)
-    : settings_(settings), graveyard_(std::make_unique<RingGraveyard>()) {}
-
-PerfSamplerBackend::~PerfSamplerBackend() = default;
-
+// A sentence explaining why perf_event_open failed with `err`, and what to do about it.
 std::string explain_perf_event_error(int err) {
   std::string what = std::string("perf_event_open failed (") + strerror(err) + ")";
   if (err == ENOSYS || err == ENOENT || err == EOPNOTSUPP) {
@@ -320,6 +312,13 @@ std::string explain_perf_event_error(int err) {
   }
   return what;
 }
+
+}  // namespace
+
+PerfSamplerBackend::PerfSamplerBackend(SamplerSettings settings)
+    : settings_(settings), graveyard_(std::make_unique<RingGraveyard>()) {}
+
+PerfSamplerBackend::~PerfSamplerBackend() = default;
 
 std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::string* error) {
   long limit = 0;
@@ -346,8 +345,8 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
   attr.exclude_hv = 1;
   attr.exclude_idle = 1;
   attr.exclude_callchain_kernel = 1;
-  // With O_ASYNC the kernel signals every overflow whatever wakeup_events says (measured: 704
-  // signals for 704 samples at wakeup_events=10), so each sample is handled in its own signal.
+  // With O_ASYNC the kernel signals every overflow whatever wakeup_events says (one signal per
+  // sample at wakeup_events=10 too), so each sample is handled in its own signal.
   attr.wakeup_events = 1;
   attr.sample_max_stack = static_cast<uint16_t>(settings_.max_stack);
 

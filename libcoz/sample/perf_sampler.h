@@ -14,7 +14,6 @@ class PerfSamplerBackend : public SamplerBackend {
  public:
   explicit PerfSamplerBackend(SamplerSettings settings);
   ~PerfSamplerBackend() override;
-  const char* name() const override { return "perf_event"; }
   // Samplers it opens must be destroyed before it is.
   std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) override;
 
@@ -22,8 +21,5 @@ class PerfSamplerBackend : public SamplerBackend {
   SamplerSettings settings_;
   std::unique_ptr<RingGraveyard> graveyard_;  // rings of closed samplers, unmapped in batches
 };
-
-// A sentence explaining why perf_event_open failed with `err`, and what to do about it.
-std::string explain_perf_event_error(int err);
 
 }  // namespace coz

@@ -56,7 +56,6 @@ struct SamplerSettings {
 class SamplerBackend {
  public:
   virtual ~SamplerBackend() = default;
-  virtual const char* name() const = 0;
   // Opens a sampler for thread `tid` of this process (the caller's own thread or another).
   // Returns nullptr and sets `error` to a user-facing sentence on failure.
   virtual std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) = 0;

@@ -24,8 +24,8 @@ TEST(DelayLedger, OneThreadNeverPausesForItself) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays t;
-  EXPECT_EQ(ledger.on_samples(t, 3), 0u);
-  EXPECT_EQ(ledger.on_samples(t, 2), 0u);
+  EXPECT_EQ(ledger.advance(t, 3 * ledger.delay_ns()), 0u);
+  EXPECT_EQ(ledger.advance(t, 2 * ledger.delay_ns()), 0u);
   EXPECT_EQ(ledger.global_ns() / kDelay, 5u);
 }
 
@@ -33,7 +33,7 @@ TEST(DelayLedger, TakeOwedLeavesTheCarry) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays a, b;
-  ledger.on_samples(a, 3);
+  ledger.advance(a, 3 * ledger.delay_ns());
   EXPECT_EQ(ledger.take_owed(b, kDelay), 2 * kDelay);
   EXPECT_EQ(ledger.owed(b), kDelay) << "one delay left owed";
   EXPECT_EQ(ledger.take_owed(b, kDelay), 0u) << "nothing beyond the carry";
@@ -45,11 +45,12 @@ TEST(DelayLedger, OtherThreadsPayTheDifference) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays a, b;
-  EXPECT_EQ(ledger.on_samples(a, 4), 0u);
-  EXPECT_EQ(ledger.on_samples(b, 1), 3 * kDelay) << "b ran the line once, a four times";
-  EXPECT_EQ(ledger.on_samples(b, 0), 0u) << "paid up";
+  EXPECT_EQ(ledger.advance(a, 4 * ledger.delay_ns()), 0u);
+  EXPECT_EQ(ledger.advance(b, 1 * ledger.delay_ns()), 3 * kDelay)
+      << "b ran the line once, a four times";
+  EXPECT_EQ(ledger.advance(b, 0 * ledger.delay_ns()), 0u) << "paid up";
   EXPECT_EQ(ledger.take_owed(a), 0u);
-  EXPECT_EQ(ledger.on_samples(b, 6), 0u) << "b is now ahead and raises the count";
+  EXPECT_EQ(ledger.advance(b, 6 * ledger.delay_ns()), 0u) << "b is now ahead and raises the count";
   EXPECT_EQ(ledger.take_owed(a), 6 * kDelay) << "a owes b's six extra samples";
 }
 
@@ -57,10 +58,10 @@ TEST(DelayLedger, CreditSkipsDelaysInsertedWhileBlocked) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays worker, sleeper;
-  ledger.on_samples(worker, 10);
-  ledger.credit(sleeper);  // woken by a thread that had paid everything
+  ledger.advance(worker, 10 * ledger.delay_ns());
+  ledger.credit_to(sleeper, ledger.global_ns());  // woken by a thread that had paid everything
   EXPECT_EQ(ledger.take_owed(sleeper), 0u);
-  ledger.on_samples(worker, 2);
+  ledger.advance(worker, 2 * ledger.delay_ns());
   EXPECT_EQ(ledger.take_owed(sleeper), 2 * kDelay);
 }
 
@@ -68,12 +69,12 @@ TEST(DelayLedger, NewExperimentForgetsOldDebts) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays a, b;
-  ledger.on_samples(a, 50);
+  ledger.advance(a, 50 * ledger.delay_ns());
   ledger.end();
   EXPECT_EQ(ledger.take_owed(b), 0u) << "nothing is owed between experiments";
   ledger.begin(2 * kDelay);
   EXPECT_EQ(ledger.take_owed(b), 0u) << "the old experiment's debt is not paid at the new size";
-  ledger.on_samples(a, 1);
+  ledger.advance(a, 1 * ledger.delay_ns());
   EXPECT_EQ(ledger.take_owed(b), 2 * kDelay);
 }
 
@@ -104,7 +105,7 @@ TEST(DelayLedger, InvariantHoldsUnderRandomInterleavings) {
         case 1: {
           uint64_t n = random() % 4;
           t.selected += n;
-          t.paused += ledger.on_samples(t.local, n) / kDelay;
+          t.paused += ledger.advance(t.local, n * ledger.delay_ns()) / kDelay;
           break;
         }
         case 2:
@@ -112,7 +113,7 @@ TEST(DelayLedger, InvariantHoldsUnderRandomInterleavings) {
           break;
         case 3: {
           uint64_t before = t.local.ns;
-          ledger.credit(t.local);
+          ledger.credit_to(t.local, ledger.global_ns());
           credited[i] += (t.local.ns - before) / kDelay;
           break;
         }
@@ -139,7 +140,7 @@ TEST(DelayLedger, InvariantHoldsWithRealThreads) {
       for (int step = 0; step < 20000; step++) {
         uint64_t n = random() % 3;
         t.selected += n;
-        t.paused += ledger.on_samples(t.local, n) / kDelay;
+        t.paused += ledger.advance(t.local, n * ledger.delay_ns()) / kDelay;
       }
     });
   }
@@ -175,10 +176,10 @@ TEST(DelayLedger, AThreadNotSeenThisExperimentOwesItAll) {
   DelayLedger ledger;
   ledger.begin(kDelay);
   LocalDelays runner, idle;
-  ledger.on_samples(idle, 0);  // idle is seen in the first experiment only
+  ledger.advance(idle, 0 * ledger.delay_ns());  // idle is seen in the first experiment only
   ledger.end();
   ledger.begin(kDelay);
-  ledger.on_samples(runner, 4);
+  ledger.advance(runner, 4 * ledger.delay_ns());
   EXPECT_EQ(ledger.owed(idle), 4 * kDelay);
   EXPECT_EQ(ledger.take_owed(idle), 4 * kDelay);
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -21,8 +22,12 @@ class ScriptedEnvironment : public DelayEnvironment {
   void sleep_ns(uint64_t ns) override {
     now += ns + overshoot;
     slept.push_back(ns + overshoot);
+    if (while_sleeping) {
+      while_sleeping();  // what other threads do meanwhile
+    }
   }
-  bool collect(ThreadDelays& t) override {
+  bool collect(ThreadState& t) override {
+    collections++;
     t.pending_selected += samples[&t];
     samples[&t] = 0;
     return true;
@@ -40,8 +45,10 @@ class ScriptedEnvironment : public DelayEnvironment {
   uint64_t now = 1;  // 0 means "no block start seen"
   uint64_t overshoot = 0;
   std::vector<uint64_t> slept;
-  std::map<const ThreadDelays*, uint64_t> samples;  // selected-line samples waiting per thread
+  std::map<const ThreadState*, uint64_t> samples;  // selected-line samples waiting per thread
   uint64_t inserted_total = 0;
+  uint64_t collections = 0;              // collect() calls: the protocol's own cost at a hook
+  std::function<void()> while_sleeping;  // run inside each sleep
 };
 
 class DelayProtocolTest : public ::testing::Test {
@@ -49,7 +56,7 @@ class DelayProtocolTest : public ::testing::Test {
   // An experiment at `speedup_percent` of a 1 ms sampling period.
   void begin(int speedup_percent) { experiment.ledger.begin(speedup_percent * kMs / 100); }
   // `n` samples in the selected line arrive for `t` and its signal handler runs.
-  void sample(ThreadDelays& t, uint64_t n) {
+  void sample(ThreadState& t, uint64_t n) {
     env.samples[&t] += n;
     protocol.on_signal(t);
   }
@@ -58,7 +65,7 @@ class DelayProtocolTest : public ::testing::Test {
   AmplifySettings amplify;
   ScriptedEnvironment env;
   DelayProtocol protocol{experiment, amplify, env};
-  ThreadDelays a, b;
+  ThreadState a, b;
 };
 
 TEST_F(DelayProtocolTest, ASpedUpLinePausesTheOtherThreadsOnly) {
@@ -95,14 +102,41 @@ TEST_F(DelayProtocolTest, TwoThreadsRunningTheLineTogetherPauseNeither) {
 }
 
 TEST_F(DelayProtocolTest, ABaselineKeepsAccountsButNeverPauses) {
+  // A 0% experiment does what a speedup experiment does at every hook (collects, settles,
+  // publishes, notes lock debts), with nothing ever owed: the hooks cost the same in both.
+  ScriptedEnvironment speedup_env;
+  ExperimentState speedup_experiment;
+  DelayProtocol speedup{speedup_experiment, amplify, speedup_env};
+  ThreadState sa, sb;
+  speedup_experiment.ledger.begin(kMs);
+  speedup_env.samples[&sa] = 5;
+  speedup.on_signal(sa);
+  int key = 0;
+  speedup.lock_acquired(sb);
+  speedup.before_wake(sb, &key);
+  speedup.lock_released(sb);
+  speedup.catch_up(sb);
+  speedup.before_block(sa);
+  speedup.after_block(sa, &key, true);
+
   begin(0);
-  sample(a, 5);
+  env.samples[&a] = 5;
+  protocol.on_signal(a);
+  protocol.lock_acquired(b);
+  protocol.before_wake(b, &key);
+  protocol.lock_released(b);
   protocol.catch_up(b);
-  protocol.before_wake(a, &a);
-  protocol.before_block(b);
-  protocol.after_block(b, &a, true);
+  protocol.before_block(a);
+  protocol.after_block(a, &key, true);
+
   EXPECT_TRUE(env.slept.empty());
   EXPECT_EQ(experiment.ledger.global_ns(), 0u);
+  EXPECT_FALSE(speedup_env.slept.empty()) << "the same calls at 100% pause";
+  EXPECT_EQ(env.collections, speedup_env.collections) << "as many samples collections";
+  EXPECT_EQ(a.delays.epoch, experiment.ledger.epoch()) << "accounts kept in this experiment";
+  EXPECT_EQ(b.delays.epoch, experiment.ledger.epoch());
+  EXPECT_EQ(b.lock_epoch, experiment.ledger.epoch()) << "the lock's debt noted, as at 100%";
+  EXPECT_EQ(a.pending_selected, 0u) << "samples given to the ledger";
 }
 
 TEST_F(DelayProtocolTest, DebtCarriedIntoALockIsPaidAfterItsLastRelease) {
@@ -194,7 +228,7 @@ TEST_F(DelayProtocolTest, AWokenThreadIsCreditedUpToWhatItsWakerPublished) {
 
 TEST_F(DelayProtocolTest, AWakerThatIsBehindCreditsOnlyWhatItPublished) {
   begin(100);
-  ThreadDelays c;
+  ThreadState c;
   protocol.before_block(b);
   sample(c, 6);  // a third thread raises the total to 6 ms while b waits
   int key = 0;
@@ -277,22 +311,53 @@ TEST_F(DelayProtocolTest, ASignalInsideAHookOnlyCounts) {
 TEST_F(DelayProtocolTest, CatchUpFullyPaysWhatOthersAddWhileItPauses) {
   begin(100);
   sample(a, 3);
-  // While b sleeps, a keeps running the line: one more sample per pause, twice.
+  // While b sleeps, a keeps running the line: one more sample during each of b's first two
+  // pauses.
   int left = 2;
-  ThreadDelays& runner = a;
-  auto feed = [&] {
+  env.while_sleeping = [&] {
     if (left-- > 0) {
-      env.samples[&runner] += 1;
-      protocol.on_signal(runner);
+      sample(a, 1);
     }
   };
-  protocol.catch_up(b);
-  feed();
   protocol.catch_up_fully(b);
-  feed();
-  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept.size(), 3u) << "3 ms, then the 1 ms added during it, then the next 1 ms";
   EXPECT_EQ(env.slept_total(), 5 * kMs);
   EXPECT_EQ(experiment.ledger.owed(b.delays), 0u);
+}
+
+TEST_F(DelayProtocolTest, ArrivalsUnderAmplificationSpeedTheirThreadUp) {
+  amplify.arrival_speedup_ns = 2 * kMs;  // --arrival-speedup 2ms
+  begin(0);
+  ArrivalCounter arrivals;
+  protocol.add_arrival_counter(a, &arrivals);
+  arrivals.counter.count = 1;
+  sample(a, 0);
+  EXPECT_EQ(experiment.ledger.global_ns(), 0u)
+      << "the first look in an experiment sees arrivals from before it: they earn nothing";
+  EXPECT_EQ(experiment.arrival_threads.load(), 1u);
+  env.now += 10 * kMs;  // two more arrivals in 10 ms of a's own time
+  arrivals.counter.count = 3;
+  sample(a, 0);
+  EXPECT_EQ(experiment.ledger.global_ns(), 4 * kMs) << "2 ms of speedup per arrival";
+  EXPECT_EQ(experiment.arrival_speedup_ns.load(), 4 * kMs);
+  EXPECT_EQ(experiment.arrivals_with_period.load(), 2u);
+  EXPECT_EQ(experiment.arrival_period_sum_ns.load(), 2 * 5 * kMs) << "a's period: 5 ms";
+  EXPECT_TRUE(env.slept.empty()) << "an arrival thread never pauses for its own arrivals";
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 4 * kMs) << "every other thread is delayed by them";
+}
+
+TEST_F(DelayProtocolTest, UnderAmplificationACreditIsCappedByTheTimeBlocked) {
+  amplify.arrival_speedup_ns = 2 * kMs;
+  begin(100);
+  protocol.before_block(b);
+  sample(a, 5);
+  int key = 0;
+  protocol.before_wake(a, &key);  // publishes 5 ms
+  env.now += 2 * kMs;             // b was blocked 2 ms
+  protocol.after_block(b, &key, true);
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs) << "credited 2 ms, the time it waited; pays the rest";
 }
 
 TEST_F(DelayProtocolTest, NoExperimentNoAccounts) {

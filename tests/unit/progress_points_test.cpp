@@ -11,6 +11,12 @@
 namespace coz {
 namespace {
 
+size_t point_count(const ProgressPoints& points) {
+  size_t n = 0;
+  points.for_each([&n](const ProgressPoint&) { n++; });
+  return n;
+}
+
 TEST(ProgressPoints, SameNameAndKindSameCounter) {
   ProgressPoints points;
   Counter* a = points.get(1, "work");
@@ -19,7 +25,7 @@ TEST(ProgressPoints, SameNameAndKindSameCounter) {
   EXPECT_EQ(points.get(0, "work"), nullptr);
   EXPECT_EQ(points.get(1, nullptr), nullptr);
   EXPECT_EQ(points.get(4, "work"), nullptr) << "arrival counters come from new_arrival()";
-  EXPECT_EQ(points.size(), 1u);
+  EXPECT_EQ(point_count(points), 1u);
 }
 
 TEST(ProgressPoints, ConcurrentRegistrationIsIdempotent) {
@@ -35,7 +41,7 @@ TEST(ProgressPoints, ConcurrentRegistrationIsIdempotent) {
   for (Counter* c : seen) {
     EXPECT_EQ(c, seen[0]);
   }
-  EXPECT_EQ(points.size(), 1u);
+  EXPECT_EQ(point_count(points), 1u);
 }
 
 TEST(ProgressPoints, ArrivalCountersArePerThreadAndSummedPerPoint) {
@@ -62,7 +68,7 @@ TEST(ProgressPoints, ArrivalCountersArePerThreadAndSummedPerPoint) {
   });
   EXPECT_EQ(total, 1u + 2 + 3 + 4);
   EXPECT_TRUE(points.any_arrivals());
-  EXPECT_EQ(points.size(), 1u) << "all on one point";
+  EXPECT_EQ(point_count(points), 1u) << "all on one point";
 }
 
 }  // namespace

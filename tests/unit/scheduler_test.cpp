@@ -94,13 +94,13 @@ TEST(Scheduler, LengthDoublesWhileTooFewVisits) {
   settings.max_length_ns = 3000;
   Scheduler s(settings);
   EXPECT_EQ(s.length_ns(), 500u);
-  s.finished(4);
+  s.finished(4, 4);
   EXPECT_EQ(s.length_ns(), 1000u);
-  s.finished(0);
+  s.finished(0, 0);
   EXPECT_EQ(s.length_ns(), 2000u);
-  s.finished(5);
+  s.finished(5, 5);
   EXPECT_EQ(s.length_ns(), 2000u) << "enough visits: keep the length";
-  s.finished(1);
+  s.finished(1, 1);
   EXPECT_EQ(s.length_ns(), 3000u) << "capped";
 }
 
@@ -110,20 +110,20 @@ TEST(Scheduler, LengthHalvesWhileVisitsArePlentiful) {
   settings.min_length_ns = 200;
   settings.plenty_visits = 100;
   Scheduler s(settings);
-  s.finished(101);
+  s.finished(101, 101);
   EXPECT_EQ(s.length_ns(), 400u);
-  s.finished(100);
+  s.finished(100, 100);
   EXPECT_EQ(s.length_ns(), 400u) << "enough, not plenty: keep the length";
-  s.finished(5000);
+  s.finished(5000, 5000);
   EXPECT_EQ(s.length_ns(), 200u);
-  s.finished(5000);
+  s.finished(5000, 5000);
   EXPECT_EQ(s.length_ns(), 200u) << "never below the minimum";
-  s.finished(2);
+  s.finished(2, 2);
   EXPECT_EQ(s.length_ns(), 400u) << "and back up when visits get rare";
   // A first length below the minimum (--experiment-length 50ms) is kept as the floor.
   settings.initial_length_ns = 50;
   Scheduler short_first(settings);
-  short_first.finished(5000);
+  short_first.finished(5000, 5000);
   EXPECT_EQ(short_first.length_ns(), 50u);
 }
 

@@ -1,0 +1,34 @@
+// One thread's side of the delay protocol (delay_protocol.h): its delay count, the samples and
+// debts it has not settled yet, and its load-amplification pacing.
+// Touched only by the thread itself, from its hooks and its sample signal handler.
+#pragma once
+
+#include <cstdint>
+
+#include "experiment/arrival_pacer.h"
+#include "experiment/delay_ledger.h"
+#include "runtime/progress_points.h"
+
+namespace coz {
+
+struct ThreadDelays {
+  LocalDelays delays;
+  uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
+  volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
+  int locks_held = 0;               // mutexes and rwlocks held: pauses wait for the last release
+  uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
+  uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
+  uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
+  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
+  uint64_t block_epoch = 0;         // the experiment that debt belongs to
+  uint64_t lock_debt_ns = 0;        // owed as it took its outermost lock (paid after the release)
+  uint64_t lock_epoch = 0;          // the experiment that debt belongs to
+
+  // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
+  // thread reuses them by name) and how it turns arrivals into speedup.
+  ArrivalCounter* arrivals = nullptr;
+  ArrivalPacer pacer;
+  uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
+};
+
+}  // namespace coz

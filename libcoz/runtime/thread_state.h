@@ -1,0 +1,41 @@
+// Everything the runtime keeps for one program thread: its side of the delay protocol, its
+// sampler, its --progress counters, and its place in the registry (thread_registry.h).
+// States are pooled and recycled, never freed. The hooks and the signal handler find the calling
+// thread's own through t_thread_state.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "config/run_config.h"
+#include "runtime/thread_delays.h"
+#include "sample/sampler.h"
+
+namespace coz {
+
+struct ThreadState : ThreadDelays {
+  std::atomic<pid_t> tid{0};
+  std::unique_ptr<ThreadSampler> sampler;
+  // Held by whichever thread drains this sampler: the owner's signal handler, or shut-down.
+  std::atomic<bool> draining{false};
+  uint64_t samples = 0;         // samples drained for this thread
+  ThreadState* next = nullptr;  // live list or free list
+  ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
+  bool scanned = false;         // attached by the start-up scan of /proc/self/task
+
+  // --progress counters: the profiler's own descriptors (own_fds.h), -1 when not open.
+  std::atomic<int> breakpoint_fds[kMaxBreakpointPoints] = {-1, -1, -1, -1};
+
+  bool try_begin_drain() { return !draining.exchange(true, std::memory_order_acquire); }
+  void end_drain() { draining.store(false, std::memory_order_release); }
+};
+
+// The calling thread's state, or nullptr (not sampled, or exiting): set by the thread's own
+// start and exit (thread_life.cpp), read by the hooks and the signal handler. Initial-exec TLS,
+// so reading it never allocates.
+extern __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_thread_state;
+
+}  // namespace coz
