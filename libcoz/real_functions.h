@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <time.h>
 
 namespace coz {
@@ -58,6 +60,7 @@ namespace coz {
   X(sigprocmask, int, (int, const sigset_t*, sigset_t*))                                      \
   X(pthread_sigmask, int, (int, const sigset_t*, sigset_t*))                                  \
   X(exit, void, (int))                                                                        \
+  X(quick_exit, void, (int))                                                                  \
   X(_exit, void, (int))                                                                       \
   X(_Exit, void, (int))                                                                       \
   X(nanosleep, int, (const struct timespec*, struct timespec*))                               \
@@ -66,7 +69,21 @@ namespace coz {
   X(sleep, unsigned, (unsigned))                                                              \
   X(close, int, (int))                                                                        \
   X(dup2, int, (int, int))                                                                    \
-  X(dup3, int, (int, int, int))
+  X(dup3, int, (int, int, int))                                                               \
+  X(execve, int, (const char*, char* const*, char* const*))                                   \
+  X(execv, int, (const char*, char* const*))                                                  \
+  X(execvp, int, (const char*, char* const*))                                                 \
+  X(execvpe, int, (const char*, char* const*, char* const*))                                  \
+  X(fexecve, int, (int, char* const*, char* const*))                                          \
+  X(execveat, int, (int, const char*, char* const*, char* const*, int))                       \
+  X(posix_spawn, int,                                                                         \
+    (pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,        \
+     char* const*, char* const*))                                                             \
+  X(posix_spawnp, int,                                                                        \
+    (pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,        \
+     char* const*, char* const*))                                                             \
+  X(system, int, (const char*))                                                               \
+  X(popen, FILE*, (const char*, const char*))
 
 struct RealFunctions {
 #define COZ_REAL_FIELD(name, ret, params) ret(*name) params;

@@ -1240,6 +1240,77 @@ def add_serve_cases():
     case("serve: 8 MB header, garbage, long path", cat, serve_case(huge_request))
 
 
+# ---------------------------------------------------------------- runtime (issue 24)
+# The runtime's own cases: the program under a user's preload library, masks across exec and
+# posix_spawn, descriptor and address-space limits, quick_exit.
+
+def add_runtime_cases():
+    cat = "run: runtime"
+    case("run: a user's LD_PRELOAD wraps pthread_create", cat, user_preload_case)
+    case("run: block every signal, exec (a failing one first)", cat, same_as_native(["rt-mask-exec"]))
+    case("run: block every signal, posix_spawn", cat, same_as_native(["rt-mask-spawn"]))
+    case("run: RLIMIT_NOFILE 16 inherited, 12 files", cat,
+         same_as_native(["rt-nofile"], limits=[(resource.RLIMIT_NOFILE, 16)]))
+    case("run: RLIMIT_NOFILE 16 hard and soft, 12 files", cat,
+         told_or_same(["rt-nofile"], [(resource.RLIMIT_NOFILE, 16, 16)], r"descriptor"))
+    case("run: RLIMIT_AS 256 MB, a 200 MB allocation", cat,
+         told_or_same(["rt-alloc", "200"], [(resource.RLIMIT_AS, 256 << 20, None)], r"address space"))
+    case("run: quick_exit with an at_quick_exit handler", cat, same_as_native(["rt-quick-exit"]))
+
+
+def exact_limits(limits):
+    """(resource, soft, hard or None to keep) for each limit; coz itself runs under them too."""
+    def pre():
+        limits_preexec(())()
+        for which, soft, hard in limits:
+            resource.setrlimit(which, (soft, resource.getrlimit(which)[1] if hard is None else hard))
+    return pre
+
+
+def run_under(argv, cwd, env, preexec):
+    p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
+    start = time.monotonic()
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        kill_group(p.pid)
+        out, err = p.communicate()
+        timed_out = True
+    kill_group(p.pid)
+    return Result(p.returncode, out, err, timed_out, time.monotonic() - start)
+
+
+def told_or_same(args, limits, told_re):
+    """As same_as_native, under exact limits; a program changed by a limit the profiler cannot
+    avoid is a clear error when coz said so before running it (a `coz:` line matching told_re)."""
+    def f():
+        nd, d = fresh("native_" + args[0]), fresh("coz_" + args[0])
+        nat = run_under([PROG, *args], nd, base_env(REL_WORK=WORK), exact_limits(limits))
+        prof = run_under([COZ, "run", "--experiment-length", EXP, "-o", "p.coz", "---", PROG, *args], d,
+                         base_env(REL_WORK=WORK), exact_limits(limits))
+        v = judge_run(nat, files_of(nd, set()), prof, files_of(d, {"p.coz"}), read_profile(os.path.join(d, "p.coz")))
+        said = [l for l in coz_lines(prof) if re.search(told_re, l, re.I)]
+        if v[0] == CHANGED and said:
+            return CLEAR, f"{v[1]}; said: {short(said[0], 110)}"
+        return v
+    return f
+
+
+def user_preload_case():
+    lib = os.path.join(WORKDIR, "libcount_create.so")
+    if not os.path.exists(lib):
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", lib,
+                        os.path.join(ROOT, "tests", "programs", "preload_counter.c"), "-ldl"], check=True)
+    env = base_env(REL_WORK=WORK, LD_PRELOAD=lib)
+    nd, d = fresh("native_preload"), fresh("coz_preload")
+    nat = run_under([PROG, "rt-threads"], nd, env, limits_preexec(()))
+    prof = run_under([COZ, "run", "--experiment-length", EXP, "-o", "p.coz", "---", PROG, "rt-threads"], d, env,
+                     limits_preexec(()))
+    return judge_run(nat, files_of(nd, set()), prof, files_of(d, {"p.coz"}), read_profile(os.path.join(d, "p.coz")))
+
+
 # ---------------------------------------------------------------- main
 
 def build_fixtures():
@@ -1269,6 +1340,7 @@ def main():
     add_overwrite_cases()
     add_cli_option_cases()
     add_serve_cases()
+    add_runtime_cases()
     words = [w.strip().lower() for w in os.environ.get("CASES", "").split(",") if w.strip()]
     chosen = [c for c in CASES if not words or any(w in c[0].lower() for w in words)]
     if os.environ.get("LIST"):

@@ -1,6 +1,7 @@
 // Hooks for leaving: an exiting thread hands its delay count to its joiner, and
 // _exit/_Exit, which skip the library destructor, shut the profiler down themselves so the
-// profile keeps its final records.
+// profile keeps its final records (quick_exit: after the program's at_quick_exit handlers, see
+// runtime/entry.cpp).
 #include "interpose/hook_support.h"
 
 using coz::real;
@@ -9,6 +10,12 @@ namespace api = coz::hooks_api;
 COZ_EXPORT void exit(int status) noexcept {
   api::catch_up_fully();  // leaving: pays all it owes, as at thread exit
   real().exit(status);
+  __builtin_unreachable();
+}
+
+COZ_EXPORT void quick_exit(int status) noexcept {
+  api::catch_up_fully();  // as exit()
+  real().quick_exit(status);
   __builtin_unreachable();
 }
 

@@ -1,4 +1,6 @@
 // The library's entry points: constructor, destructor, and the exported progress-point ABI.
+#include <stdlib.h>
+
 #include "platform.h"
 #include "real_functions.h"
 #include "runtime/hooks_api.h"
@@ -11,6 +13,17 @@ namespace {
 coz::ProgressPoints& process_progress_points() {
   static auto* points = new coz::ProgressPoints();  // never destroyed: counters live forever
   return *points;
+}
+
+void coz_stop();
+
+// quick_exit() runs the at_quick_exit handlers and ends the process without destructors. This
+// handler, registered before the program's, runs after them and writes the final records, as the
+// destructor does after exit().
+void stop_at_quick_exit() {
+  if (coz::hooks_api::owns_this_process()) {
+    coz_stop();
+  }
 }
 
 __attribute__((constructor)) void coz_start() {
@@ -26,7 +39,9 @@ __attribute__((constructor)) void coz_start() {
   }
   // Never freed: threads may still be running (and taking samples) while the process exits.
   auto* runtime = new coz::Runtime(std::move(config), process_progress_points());
-  runtime->start();
+  if (runtime->start()) {
+    at_quick_exit(stop_at_quick_exit);
+  }
 }
 
 __attribute__((destructor)) void coz_stop() {

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,114 @@ static void* cancel_spin(void* arg) {
   }
   return NULL;
 }
+
+/* ---- runtime reliability modes (issue 24): threads under a user's preload, masks across exec
+ * and posix_spawn, descriptor and address-space limits, quick_exit. */
+extern char** environ;
+
+static void quick_exit_handler(void) {
+  put(1, "at_quick_exit handler ran\n");
+}
+
+static void* rt_thread(void* arg) {
+  spin(work() / 8);
+  return arg;
+}
+
+static void rt_show_mask(const char* what) {
+  sigset_t now;
+  pthread_sigmask(SIG_BLOCK, NULL, &now);
+  print_mask(what, &now);
+}
+
+static void rt_spawn_show(const char* self, const posix_spawnattr_t* attr, const char* what) {
+  char* child_argv[] = {(char*)self, "rt-mask-show", (char*)what, NULL};
+  pid_t pid;
+  fflush(stdout);
+  int rc = posix_spawn(&pid, "/proc/self/exe", NULL, attr, child_argv, environ);
+  int status = 0;
+  if (rc == 0) waitpid(pid, &status, 0);
+  printf("spawn %s: rc %d, status %d\n", what, rc, status);
+}
+
+/* Returns the mode's exit status, or -1 when `mode` is not one of these. */
+static int runtime_mode(const char* mode, int argc, char** argv) {
+  if (strcmp(mode, "rt-threads") == 0) {  /* 4 threads, for a user's pthread_create wrapper */
+    pthread_t ts[4];
+    for (long i = 0; i < 4; i++) pthread_create(&ts[i], NULL, rt_thread, (void*)i);
+    long sum = 0;
+    for (int i = 0; i < 4; i++) {
+      void* r;
+      pthread_join(ts[i], &r);
+      sum += (long)r;
+    }
+    spin(work());
+    printf("4 threads joined, sum %ld\n", sum);
+    return 0;
+  }
+  if (strcmp(mode, "rt-mask-exec") == 0) {  /* block everything, a failing exec, then exec */
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    spin(work() / 2);
+    execl("/nonexistent/prog", "prog", (char*)NULL);
+    printf("exec failed: %s\n", strerror(errno));
+    rt_show_mask("after the failed exec");
+    spin(work() / 2);
+    fflush(stdout);
+    execl("/proc/self/exe", argv[0], "rt-mask-show", "after exec", (char*)NULL);
+    perror("exec");
+    return 1;
+  }
+  if (strcmp(mode, "rt-mask-spawn") == 0) {  /* block everything, posix_spawn with and without a mask */
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    spin(work() / 2);
+    rt_spawn_show(argv[0], NULL, "inherited");
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigmask(&attr, &none);
+    rt_spawn_show(argv[0], &attr, "empty");
+    posix_spawnattr_destroy(&attr);
+    spin(work() / 2);
+    return 0;
+  }
+  if (strcmp(mode, "rt-mask-show") == 0) {
+    rt_show_mask(argc > 2 ? argv[2] : "mask");
+    spin(work() / 4);
+    return 0;
+  }
+  if (strcmp(mode, "rt-nofile") == 0) {  /* as many files as the inherited limit allows, up to 12 */
+    pthread_t t;
+    pthread_create(&t, NULL, rt_thread, NULL);
+    spin(work());
+    pthread_join(t, NULL);
+    int opened = 0;
+    while (opened < 12 && open("/dev/null", O_RDONLY) >= 0) opened++;
+    printf("opened %d of 12 files\n", opened);
+    return 0;
+  }
+  if (strcmp(mode, "rt-alloc") == 0) {  /* one allocation of argv[2] MB, under RLIMIT_AS */
+    size_t mb = argc > 2 ? (size_t)atoi(argv[2]) : 64;
+    char* p = malloc(mb << 20);
+    printf("allocating %zu MB: %s\n", mb, p ? "ok" : "failed");
+    spin(work());
+    free(p);
+    return 0;
+  }
+  if (strcmp(mode, "rt-quick-exit") == 0) {
+    at_quick_exit(quick_exit_handler);
+    spin(work());
+    printf("calling quick_exit(3)\n");
+    fflush(stdout);
+    quick_exit(3);
+  }
+  return -1;
+}
+/* ---- end of the runtime reliability modes */
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "ok";
@@ -557,6 +666,8 @@ int main(int argc, char** argv) {
     printf("wrote own.txt\n");
     return 0;
   }
+  int status = runtime_mode(mode, argc, argv);
+  if (status >= 0) return status;
   fprintf(stderr, "unknown mode %s\n", mode);
   return 64;
 }
