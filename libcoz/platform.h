@@ -34,7 +34,7 @@ inline uint64_t wall_clock_ns() {
 
 // The signal that tells a thread its sample buffer has a new sample: a real-time signal near
 // the top of the range, so the program keeps SIGPROF and the low real-time signals for itself.
-// SIGRTMAX-2 unless something already used it at start-up (runtime/sample_signal.h chooses).
+// SIGRTMAX-2 unless something already used it at start-up (sample_signal.h chooses).
 inline std::atomic<int> g_sample_signal{0};
 inline int sample_signal() {
   int sig = g_sample_signal.load(std::memory_order_relaxed);

@@ -5,8 +5,9 @@ namespace coz {
 
 void DelayLedger::begin(uint64_t delay_ns) {
   delay_ns_.store(delay_ns, std::memory_order_release);
-  uint64_t epoch = (unpack_epoch(global_.load(std::memory_order_acquire)) + 1) & kEpochMask;
-  global_.store(pack(epoch, 0), std::memory_order_release);
+  uint64_t epoch =
+      (epoch_count::epoch(global_.load(std::memory_order_acquire)) + 1) & epoch_count::kEpochMask;
+  global_.store(epoch_count::pack(epoch, 0), std::memory_order_release);
   active_.store(true, std::memory_order_release);
 }
 
@@ -16,7 +17,7 @@ void DelayLedger::end() {
 }
 
 void DelayLedger::sync_epoch(LocalDelays& local, uint64_t global) const {
-  uint64_t epoch = unpack_epoch(global);
+  uint64_t epoch = epoch_count::epoch(global);
   if (local.epoch != epoch) {
     local.epoch = epoch;
     local.ns = 0;
@@ -30,12 +31,13 @@ uint64_t DelayLedger::absorb(LocalDelays& local, uint64_t faster_ns) {
     return 0;
   }
   // Saturates at what the global word holds (19.5 hours of delay in one experiment).
-  local.ns = faster_ns > kNsMask - local.ns ? kNsMask : local.ns + faster_ns;
+  local.ns =
+      faster_ns > epoch_count::kNsMask - local.ns ? epoch_count::kNsMask : local.ns + faster_ns;
   // Ahead: raise the global total so every other thread owes the difference.
-  while (unpack_ns(global) < local.ns && unpack_epoch(global) == local.epoch) {
-    if (global_.compare_exchange_weak(global, pack(local.epoch, local.ns),
+  while (epoch_count::ns(global) < local.ns && epoch_count::epoch(global) == local.epoch) {
+    if (global_.compare_exchange_weak(global, epoch_count::pack(local.epoch, local.ns),
                                       std::memory_order_acq_rel)) {
-      return local.ns - unpack_ns(global);
+      return local.ns - epoch_count::ns(global);
     }
   }
   return 0;
@@ -53,22 +55,22 @@ uint64_t DelayLedger::advance(LocalDelays& local, uint64_t faster_ns, uint64_t* 
 uint64_t DelayLedger::owed(const LocalDelays& local, uint64_t* epoch) const {
   uint64_t global = global_.load(std::memory_order_acquire);
   if (epoch) {
-    *epoch = unpack_epoch(global);
+    *epoch = epoch_count::epoch(global);
   }
   if (!active()) {
     return 0;
   }
-  if (unpack_epoch(global) != local.epoch) {
+  if (epoch_count::epoch(global) != local.epoch) {
     // Not seen since this experiment began: it has taken nothing of it yet (take_owed agrees).
-    return unpack_ns(global);
+    return epoch_count::ns(global);
   }
-  return unpack_ns(global) > local.ns ? unpack_ns(global) - local.ns : 0;
+  return epoch_count::ns(global) > local.ns ? epoch_count::ns(global) - local.ns : 0;
 }
 
 uint64_t DelayLedger::take_owed(LocalDelays& local, uint64_t carry_ns) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
-  uint64_t total = unpack_ns(global);
+  uint64_t total = epoch_count::ns(global);
   if (!active() || total <= local.ns || total - local.ns <= carry_ns) {
     return 0;
   }
@@ -81,8 +83,8 @@ void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain,
                             uint64_t kept_debt) {
   uint64_t global = global_.load(std::memory_order_acquire);
   sync_epoch(local, global);
-  uint64_t limit = ns < unpack_ns(global) ? ns : unpack_ns(global);
-  uint64_t keep = unpack_ns(global) > kept_debt ? unpack_ns(global) - kept_debt : 0;
+  uint64_t limit = ns < epoch_count::ns(global) ? ns : epoch_count::ns(global);
+  uint64_t keep = epoch_count::ns(global) > kept_debt ? epoch_count::ns(global) - kept_debt : 0;
   limit = limit < keep ? limit : keep;
   if (limit > local.ns && limit - local.ns > max_gain) {
     limit = local.ns + max_gain;

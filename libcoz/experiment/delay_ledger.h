@@ -19,6 +19,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "experiment/epoch_count.h"
+
 namespace coz {
 
 struct LocalDelays {
@@ -42,7 +44,7 @@ class DelayLedger {
   // (README, "How experiments work": SQLite inserting rows).
   bool active() const { return active_.load(std::memory_order_acquire); }
   uint64_t delay_ns() const { return delay_ns_.load(std::memory_order_acquire); }
-  uint64_t global_ns() const { return unpack_ns(global_.load(std::memory_order_acquire)); }
+  uint64_t global_ns() const { return epoch_count::ns(global_.load(std::memory_order_acquire)); }
 
   // This thread ran `faster_ns` faster (its selected-line samples times delay_ns, plus its
   // arrival speedups): returns the nanoseconds it must pause now (the caller pauses, then
@@ -69,7 +71,7 @@ class DelayLedger {
   void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX,
                  uint64_t kept_debt = 0);
   // The current experiment's epoch.
-  uint64_t epoch() const { return unpack_epoch(global_.load(std::memory_order_acquire)); }
+  uint64_t epoch() const { return epoch_count::epoch(global_.load(std::memory_order_acquire)); }
 
   // How long to really sleep for a pause of `want_ns`, after taking off earlier overshoot.
   static uint64_t pause_for(LocalDelays& local, uint64_t want_ns);
@@ -77,19 +79,9 @@ class DelayLedger {
   static void paused(LocalDelays& local, uint64_t asked_ns, uint64_t slept_ns);
 
  private:
-  // 46 bits of nanoseconds is 19.5 hours of delay in one experiment; 18 bits of epoch only need
-  // to tell the current experiment from recent ones.
-  static constexpr int kNsBits = 46;
-  static constexpr uint64_t kNsMask = (1ull << kNsBits) - 1;
-  static constexpr uint64_t kEpochMask = (1ull << (64 - kNsBits)) - 1;
-  static uint64_t pack(uint64_t epoch, uint64_t ns) {
-    return ((epoch & kEpochMask) << kNsBits) | (ns & kNsMask);
-  }
-  static uint64_t unpack_epoch(uint64_t v) { return v >> kNsBits; }
-  static uint64_t unpack_ns(uint64_t v) { return v & kNsMask; }
   void sync_epoch(LocalDelays& local, uint64_t global) const;
 
-  std::atomic<uint64_t> global_{0};  // epoch and total, changed together
+  std::atomic<uint64_t> global_{0};  // epoch and total, changed together (epoch_count.h)
   std::atomic<uint64_t> delay_ns_{0};
   std::atomic<bool> active_{false};
 };

@@ -1,6 +1,8 @@
 // Delay-count handoff between wakers and the woken (see handoff_table.h).
 #include "experiment/handoff_table.h"
 
+#include "experiment/epoch_count.h"
+
 namespace coz {
 
 size_t HandoffTable::slot(const void* key) {
@@ -13,10 +15,10 @@ size_t HandoffTable::slot(const void* key) {
 
 void HandoffTable::publish(const void* key, uint64_t epoch, uint64_t count) {
   std::atomic<uint64_t>& s = slots_[slot(key)];
-  uint64_t value = (epoch << kCountBits) | (count & ((1ull << kCountBits) - 1));
+  uint64_t value = epoch_count::pack(epoch, count);
   uint64_t old = s.load(std::memory_order_relaxed);
   // Same experiment: keep the higher count. Older experiment: replace.
-  while ((old >> kCountBits) != epoch || (old & ((1ull << kCountBits) - 1)) < count) {
+  while (epoch_count::epoch(old) != epoch || epoch_count::ns(old) < count) {
     if (s.compare_exchange_weak(old, value, std::memory_order_acq_rel)) {
       return;
     }
@@ -25,7 +27,7 @@ void HandoffTable::publish(const void* key, uint64_t epoch, uint64_t count) {
 
 uint64_t HandoffTable::read(const void* key, uint64_t epoch) const {
   uint64_t v = slots_[slot(key)].load(std::memory_order_acquire);
-  return (v >> kCountBits) == epoch ? (v & ((1ull << kCountBits) - 1)) : 0;
+  return epoch_count::epoch(v) == epoch ? epoch_count::ns(v) : 0;
 }
 
 }  // namespace coz

@@ -20,18 +20,17 @@ namespace coz {
 
 class HandoffTable {
  public:
-  // Records that a thread whose total is `count` in experiment `epoch` (the ledger's, < 2^18)
-  // released `key`.
+  // Records that a thread whose total is `count` in experiment `epoch` (the ledger's) released
+  // `key`.
   void publish(const void* key, uint64_t epoch, uint64_t count);
   // The highest count published on `key` in `epoch`, or 0.
   uint64_t read(const void* key, uint64_t epoch) const;
 
  private:
   static constexpr size_t kSlots = 16384;
-  static constexpr int kCountBits = 46;  // as the ledger: epochs are 18 bits
   static size_t slot(const void* key);
 
-  std::atomic<uint64_t> slots_[kSlots] = {};  // epoch << kCountBits | count
+  std::atomic<uint64_t> slots_[kSlots] = {};  // epoch and count, packed (epoch_count.h)
 };
 
 }  // namespace coz

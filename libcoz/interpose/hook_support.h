@@ -33,13 +33,18 @@ inline auto releasing(const void* key, Call&& call) {
 // Unlocking `key` (mutex, rwlock): as releasing, and the thread holds one lock fewer.
 template <typename Call>
 inline int unlocking(const void* key, Call&& call) {
-  return releasing(key, [&] {
-    int result = call();
-    if (result == 0) {
-      hooks_api::lock_released();
-    }
-    return result;
-  });
+  if (!hooks_api::active()) {
+    return call();
+  }
+  hooks_api::before_wake(key);
+  int result = call();
+  int saved = errno;
+  if (result == 0) {
+    hooks_api::lock_released();
+  }
+  hooks_api::after_release();
+  errno = saved;
+  return result;
 }
 
 // Signalling `key` while the caller may hold a lock (condition variables): publish only; the
@@ -104,6 +109,49 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   if (acquired(result)) {
     hooks_api::lock_acquired();
   }
+  return result;
+}
+
+// A wait that tries first without blocking (sem_wait): an immediate success waited for nobody;
+// otherwise wait as above. `attempt` returns 0 or -1 with errno (EAGAIN: it would block).
+template <typename Try, typename Call>
+inline int trying_then_waiting(const void* key, Try&& attempt, Call&& call) {
+  if (!hooks_api::active()) {
+    return call();
+  }
+  int saved = errno;
+  if (attempt() == 0) {
+    return 0;
+  }
+  if (errno != EAGAIN) {
+    return -1;
+  }
+  errno = saved;
+  hooks_api::before_block();  // pay in full before blocking
+  int result = call();
+  saved = errno;
+  hooks_api::after_block(key, result == 0);
+  hooks_api::after_release();
+  errno = saved;
+  return result;
+}
+
+// A barrier: every arrival pays what it owes, as before any wait, and publishes; the last one
+// releases the rest, who are credited up to the highest count among the arrivals. Paying first
+// matters for the last arrival: it waits for nobody, so a credit would forgive delays owed for
+// the others' sped-up lines, and its late arrival is what the virtual speedup must show (a line
+// in a thread that always arrives early then has no effect, as in the real program; before, it
+// read as a speedup of the line's share). `released(result)` says whether the wait completed.
+template <typename Call, typename Released>
+inline int meeting(const void* key, Call&& call, Released&& released) {
+  if (!hooks_api::active()) {
+    return call();
+  }
+  hooks_api::before_block();
+  hooks_api::before_wake(key);
+  int result = call();
+  hooks_api::after_block(key, released(result));
+  hooks_api::after_release();
   return result;
 }
 

@@ -1,12 +1,12 @@
 // Hooks for signals: sending one may wake a thread (kill, pthread_kill, pthread_sigqueue), waiting
 // for one blocks (sigwait family, sigsuspend). The profiler's sampling signal stays unblocked and
 // handled by the profiler, while the program's handler for it and its masks read back and behave
-// as the program set them (runtime/sample_signal.h).
+// as the program set them (sample_signal.h).
 #include <algorithm>
 
 #include "interpose/hook_support.h"
 #include "platform.h"
-#include "runtime/sample_signal.h"
+#include "sample_signal.h"
 
 using coz::real;
 using namespace coz::hooks;
@@ -158,7 +158,7 @@ COZ_EXPORT int sigpending(sigset_t* set) {
 
 // --- handlers and masks ----------------------------------------------------------------------
 // The sampling signal's handler stays the profiler's; the program's disposition for it is kept
-// aside (runtime/sample_signal.h) and runs for the signals the program sends.
+// aside (sample_signal.h) and runs for the signals the program sends.
 COZ_EXPORT int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   if (is_ours(sig) && coz::sample_signal::installed()) {
     coz::sample_signal::set_program_action(act, old);

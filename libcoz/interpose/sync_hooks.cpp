@@ -84,21 +84,9 @@ COZ_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
 
 // --- barriers and joins ----------------------------------------------------------------------
 COZ_EXPORT int pthread_barrier_wait(pthread_barrier_t* b) {
-  // Every arrival pays what it owes, as before any wait, and publishes; the last one releases the
-  // rest, who are credited up to the highest count among the arrivals. Paying first matters for
-  // the last arrival: it waits for nobody, so a credit would forgive delays owed for the others'
-  // sped-up lines, and its late arrival is what the virtual speedup must show (a line in a
-  // thread that always arrives early then has no effect, as in the real program; before, it
-  // read as a speedup of the line's share).
-  if (!coz::hooks_api::active()) {
-    return real().pthread_barrier_wait(b);
-  }
-  coz::hooks_api::before_block();
-  coz::hooks_api::before_wake(b);
-  int rc = real().pthread_barrier_wait(b);
-  coz::hooks_api::after_block(b, rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD);
-  coz::hooks_api::after_release();
-  return rc;
+  return meeting(
+      b, [b] { return real().pthread_barrier_wait(b); },
+      [](int rc) { return rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD; });
 }
 COZ_EXPORT int pthread_join(pthread_t t, void** result) {
   return waiting(
@@ -120,24 +108,8 @@ COZ_EXPORT int pthread_clockjoin_np(pthread_t t, void** result, clockid_t c,
 
 // --- semaphores ------------------------------------------------------------------------------
 COZ_EXPORT int sem_wait(sem_t* s) {
-  if (!coz::hooks_api::active()) {
-    return real().sem_wait(s);
-  }
-  int saved = errno;
-  if (real().sem_trywait(s) == 0) {
-    return 0;
-  }
-  if (errno != EAGAIN) {
-    return -1;
-  }
-  errno = saved;
-  coz::hooks_api::before_block();  // pay in full before blocking
-  int rc = real().sem_wait(s);
-  saved = errno;
-  coz::hooks_api::after_block(s, rc == 0);
-  coz::hooks_api::after_release();
-  errno = saved;
-  return rc;
+  return trying_then_waiting(
+      s, [s] { return real().sem_trywait(s); }, [s] { return real().sem_wait(s); });
 }
 COZ_EXPORT int sem_timedwait(sem_t* s, const struct timespec* t) {
   return waiting(

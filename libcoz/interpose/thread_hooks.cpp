@@ -6,7 +6,7 @@
 #include <new>
 
 #include "interpose/hook_support.h"
-#include "runtime/sample_signal.h"
+#include "sample_signal.h"
 
 using coz::real;
 namespace api = coz::hooks_api;

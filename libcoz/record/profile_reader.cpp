@@ -9,28 +9,13 @@
 #include <cstring>
 
 #include "record/profile_format.h"
+#include "unique_fd.h"
 
 namespace coz {
 namespace {
 
 constexpr size_t kChunk = 64 << 10;
 constexpr size_t kMaxMessage = 200;  // bytes of one error message kept
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) {
-      close(fd_);
-    }
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string mib(uint64_t bytes) {
   return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
@@ -145,7 +130,7 @@ bool read_profile_records(const std::string& path, const std::function<void(Reco
     return false;
   };
   // O_NONBLOCK: opening a FIFO must not wait for a writer before fstat says what it is.
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) {
     return fail("cannot read " + path + ": " + strerror(errno));
   }

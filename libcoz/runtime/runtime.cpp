@@ -9,8 +9,8 @@
 #include "real_functions.h"
 #include "runtime/hooks_api.h"
 #include "runtime/run_summary.h"
-#include "runtime/sample_signal.h"
 #include "sample/perf_sampler.h"
+#include "sample_signal.h"
 
 namespace coz {
 

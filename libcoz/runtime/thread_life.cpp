@@ -9,7 +9,7 @@
 
 #include "platform.h"
 #include "real_functions.h"
-#include "runtime/sample_signal.h"
+#include "sample_signal.h"
 
 namespace coz {
 

@@ -17,6 +17,7 @@
 
 #include "own_fds.h"
 #include "platform.h"
+#include "unique_fd.h"
 
 namespace coz {
 namespace {
@@ -360,14 +361,7 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
     return nullptr;
   }
   fd = own_fds::move_high(fd);
-  struct Unadopted {  // closes the descriptor on the failure paths below
-    int fd;
-    ~Unadopted() {
-      if (fd >= 0) {
-        close(fd);
-      }
-    }
-  } event{fd};
+  UniqueFd event(fd);  // closed on the failure paths below; adopted by the sampler on success
   Ring ring;
   bool mapped = false;
   for (bool retry = true; !mapped && retry;) {
@@ -393,8 +387,7 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
       return nullptr;
     }
   }
-  event.fd = -1;
-  return std::make_unique<PerfThreadSampler>(fd, std::move(ring));
+  return std::make_unique<PerfThreadSampler>(event.release(), std::move(ring));
 }
 
 }  // namespace coz

@@ -1,11 +1,15 @@
 // The experiment runner with its clock injected: an end-to-end experiment begun, fed samples,
 // progress visits and inserted delays by hand, and ended; the record it writes says exactly what
-// happened (duration = elapsed less inserted delays).
+// happened (duration = elapsed less inserted delays). And run()'s loop in real time: it waits
+// for a sampled line, runs experiments back to back, and stops.
 #include "runtime/experiment_runner.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "record/profile_format.h"
@@ -119,6 +123,61 @@ TEST(ExperimentRunner, NothingBegunNothingWritten) {
   runner.finish();
   EXPECT_EQ(runner.experiments(), 0u);
   EXPECT_EQ(read_records(dir.file("p.coz")).first(RecordKind::kExperiment), nullptr);
+}
+
+// Waits (up to 5 s) until `done()`.
+template <typename F>
+bool eventually(F&& done) {
+  for (int i = 0; i < 5000 && !done(); i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return done();
+}
+
+TEST(ExperimentRunner, RunWaitsForASampledLineThenRunsExperimentsBackToBack) {
+  test::TempDir dir;
+  ProfileWriter writer;
+  std::string error;
+  ASSERT_TRUE(writer.open(dir.file("p.coz"), &error)) << error;
+  LineTable lines;
+  SourceLine* line = lines.intern_line(lines.intern_file("/src/a.c"), 7);
+  ExperimentState state;
+  ProgressPoints points;
+  RunnerSettings settings;
+  settings.scheduler.initial_length_ns = 5000000;  // 5 ms, doubling: no progress point is visited
+  settings.scheduler.cooloff_ns = 1000000;
+  ExperimentRunner runner(settings, state, points, writer, 1);
+  std::atomic<int> idle{0};
+  std::thread profiler([&] { runner.run([&] { idle++; }); });
+
+  ASSERT_TRUE(eventually([&] { return state.want_line.load(); })) << "it asks for a line";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(state.selected.load(), nullptr) << "and begins nothing until one is sampled";
+  int offers = 0;
+  // A sample offers the line whenever the runner wants one; four offers: three experiments ended.
+  while (offers < 4 && eventually([&] { return state.want_line.load(); })) {
+    state.on_sample(line);
+    offers++;
+    ASSERT_TRUE(eventually([&] { return !state.want_line.load(); }));
+  }
+  runner.stop();
+  profiler.join();
+  EXPECT_EQ(offers, 4);
+  EXPECT_GT(idle.load(), 0) << "idle work runs while it waits";
+  EXPECT_EQ(state.selected.load(), line) << "the fourth was running when stop() came";
+
+  Records p = read_records(dir.file("p.coz"));
+  std::vector<uint64_t> elapsed;
+  for (const Record& r : p.all) {
+    if (r.kind == RecordKind::kExperiment) {
+      EXPECT_EQ(r.text(vocab::key::kSelected), "/src/a.c:7");
+      elapsed.push_back(r.u64(vocab::key::kElapsed));
+    }
+  }
+  ASSERT_EQ(elapsed.size(), 3u) << "each finished experiment written; the cut one not";
+  EXPECT_EQ(runner.experiments(), 3u);
+  EXPECT_GE(elapsed[1], 10000000u) << "too few visits: the length doubled";
+  EXPECT_GE(elapsed[2], 20000000u);
 }
 
 }  // namespace

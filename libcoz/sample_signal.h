@@ -10,8 +10,10 @@
 // - a signal the program sends while the receiving thread "blocks" it is held here, as the
 //   kernel would hold it pending, until the program waits for it (sigwait family) or unblocks it
 //   (it is then sent again, to the same thread, as with sigqueue).
+// It sits below both its users, like own_fds.h: the runtime installs the handler and takes the
+// samples; the signal hooks (interpose/) keep the program's view.
 //
-// Threading: choose() runs once at start-up. program_action() and forward() are
+// Threading: install() runs once at start-up. program_action() and forward() are
 // async-signal-safe; set_program_action() must not be called from a signal handler that
 // interrupted another set_program_action().
 #pragma once

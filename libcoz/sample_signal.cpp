@@ -1,5 +1,5 @@
 // The sampling signal's choice, and the program's view of it (see sample_signal.h).
-#include "runtime/sample_signal.h"
+#include "sample_signal.h"
 
 #include <pthread.h>
 #include <sched.h>
