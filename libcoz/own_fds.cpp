@@ -13,12 +13,18 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
+
+#include "platform.h"
 
 namespace coz::own_fds {
 namespace {
 
 constexpr int kChunk = 4096;
 constexpr int kChunks = 256;  // descriptors below 1M; higher ones are never registered
+// Below this soft limit, a descriptor of the profiler's within the program's reach is worth a
+// warning.
+constexpr long kLowLimit = 4096;
 // A registered descriptor: its owner's slot, and the file it named when registered, so a number
 // the program took over behind the hooks' back (a raw close_range syscall) is never closed, read
 // or written by the profiler.
@@ -98,9 +104,6 @@ bool same_file(int fd, const Entry* e) {
   return fstat(fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino;
 }
 
-// The lowest numbers to try for the profiler's descriptors: the top quarter of the soft
-// descriptor limit, then the top half. Programs take the lowest free number, so they rarely
-// reach these.
 long soft_limit() {
   rlimit rl = {};
   return getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
@@ -108,19 +111,71 @@ long soft_limit() {
              : 1024;
 }
 
-void high_bases(int out[2]) {
-  long soft = soft_limit();
-  out[0] = static_cast<int>(soft - soft / 4);
-  out[1] = static_cast<int>(soft / 2);
+// How many numbers lie above the program's reach (the soft limit) and below the hard limit.
+long room_above_limit() {
+  rlimit rl = {};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+      rl.rlim_cur >= rl.rlim_max || rl.rlim_cur >= INT_MAX) {
+    return 0;
+  }
+  rlim_t top = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > INT_MAX ? INT_MAX : rl.rlim_max;
+  return static_cast<long>(top - rl.rlim_cur);
 }
 
-// A new close-on-exec copy of `fd` at a high number, or -1.
+// A close-on-exec copy of `fd` above the soft limit, where the program's open() never reaches
+// (the kernel keeps descriptors above it; it only refuses new ones): the limit is raised to the
+// hard one for the call and put back. The program's own setrlimit()/getrlimit() wait for the
+// table's lock (interpose/fd_hooks.cpp), so they never see or undo the raised limit. -1 when
+// the hard limit leaves no room.
+int dup_above_limit(int fd) {
+  rlimit rl = {};
+  if (room_above_limit() <= 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+    return -1;
+  }
+  rlimit raised = rl;
+  raised.rlim_cur = rl.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+    return -1;
+  }
+  int copy = fcntl(fd, F_DUPFD_CLOEXEC, static_cast<int>(rl.rlim_cur));
+  int err = errno;
+  setrlimit(RLIMIT_NOFILE, &rl);
+  errno = err;
+  return copy;
+}
+
+// Said once, when a descriptor had to go within the program's reach under a low limit.
+void warn_within_reach() {
+  static std::atomic<bool> said{false};
+  long soft = soft_limit();
+  if (soft >= kLowLimit || said.exchange(true)) {
+    return;
+  }
+  char text[320];
+  snprintf(text, sizeof text,
+           "coz: warning: the descriptor limit (ulimit -n %ld) has no room above it up to the "
+           "hard limit, so the profiler's descriptors (the profile, one per thread) take numbers "
+           "the program could open; raise the hard limit (ulimit -Hn) to keep them out of its "
+           "way\n",
+           soft);
+  platform::write_stderr(text);
+}
+
+// A new close-on-exec copy of `fd` at a high number, or -1: above the soft limit if the hard
+// limit allows, else in the top quarter of the program's range, then the top half (programs
+// take the lowest free number, so they rarely reach these).
 int dup_high(int fd) {
-  int bases[2];
-  high_bases(bases);
-  for (int base : bases) {
+  Lock lock;
+  int above = dup_above_limit(fd);
+  if (above >= 0) {
+    return above;
+  }
+  warn_within_reach();
+  long soft = soft_limit();
+  const long bases[] = {soft - soft / 4, soft / 2};
+  for (long base : bases) {
     if (base > fd && base > STDERR_FILENO) {
-      int copy = fcntl(fd, F_DUPFD_CLOEXEC, base);
+      int copy = fcntl(fd, F_DUPFD_CLOEXEC, static_cast<int>(base));
       if (copy >= 0) {
         return copy;
       }
@@ -187,7 +242,8 @@ bool still_ours(int fd) {
 
 bool room_for_one_more(long* limit) {
   *limit = soft_limit();
-  return g_count.load(std::memory_order_relaxed) + 1 <= *limit / 2;
+  long count = g_count.load(std::memory_order_relaxed);
+  return count + 1 <= room_above_limit() || count + 1 <= *limit / 2;
 }
 
 bool owned_here() {

@@ -16,8 +16,8 @@
 
 namespace coz::own_fds {
 
-// Moves `fd` above the program's usual range (close-on-exec), closing the original. Returns the
-// new number, or `fd` itself when no higher number is free.
+// Moves `fd` above the program's reach (close-on-exec), closing the original. Returns the new
+// number, or `fd` itself when no higher number is free.
 int move_high(int fd);
 // A close-on-exec copy of `fd` above the program's usual range (or anywhere free), not
 // registered; -1 with errno when none can be made.
@@ -38,8 +38,9 @@ bool is_ours(int fd);
 // Whether `fd` is registered and still names the file it named then (not a number the program
 // took over with a raw system call): check before reading it.
 bool still_ours(int fd);
-// Whether the profiler may open one more descriptor: it keeps at most half of the descriptor
-// limit (`limit`, set to the soft RLIMIT_NOFILE), so the program always has the other half.
+// Whether the profiler may open one more descriptor: above the soft limit, up to the hard one;
+// within the program's range, at most half of the soft limit (`limit`, set to it), so the
+// program always has the other half.
 bool room_for_one_more(long* limit);
 // False in a vfork() child, which shares this table but not the descriptors: the hooks leave the
 // child's descriptors alone.

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 
 namespace coz {
@@ -70,6 +71,8 @@ namespace coz {
   X(close, int, (int))                                                                        \
   X(dup2, int, (int, int))                                                                    \
   X(dup3, int, (int, int, int))                                                               \
+  X(setrlimit, int, (__rlimit_resource_t, const struct rlimit*))                              \
+  X(getrlimit, int, (__rlimit_resource_t, struct rlimit*))                                    \
   X(execve, int, (const char*, char* const*, char* const*))                                   \
   X(execv, int, (const char*, char* const*))                                                  \
   X(execvp, int, (const char*, char* const*))                                                 \

@@ -2,9 +2,11 @@
 // open, and for the program the call behaves as if they were not there, as without the
 // profiler: close() of one fails with EBADF (the program never opened it), close_range() and
 // closefrom() close everything else, and dup2()/dup3() onto one gets the number it asked for
-// (the profiler's descriptor moves away first).
+// (the profiler's descriptor moves away first). The program's setrlimit()/getrlimit() of the
+// descriptor limit wait while the profiler raises it for a moment to place a descriptor above it.
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -85,4 +87,20 @@ COZ_EXPORT int dup2(int oldfd, int newfd) {
 
 COZ_EXPORT int dup3(int oldfd, int newfd, int flags) {
   return duplicating(oldfd, newfd, true, [=] { return real().dup3(oldfd, newfd, flags); });
+}
+
+COZ_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit* limit) noexcept {
+  if (resource != RLIMIT_NOFILE) {
+    return real().setrlimit(resource, limit);
+  }
+  own_fds::Lock lock;
+  return real().setrlimit(resource, limit);
+}
+
+COZ_EXPORT int getrlimit(__rlimit_resource_t resource, struct rlimit* limit) noexcept {
+  if (resource != RLIMIT_NOFILE) {
+    return real().getrlimit(resource, limit);
+  }
+  own_fds::Lock lock;
+  return real().getrlimit(resource, limit);
 }
