@@ -1311,6 +1311,163 @@ def user_preload_case():
     return judge_run(nat, files_of(nd, set()), prof, files_of(d, {"p.coz"}), read_profile(os.path.join(d, "p.coz")))
 
 
+# ---------------------------------------------------------------- coz run's CLI (issue 24)
+# The CLI's own cases: signals the program sends to its own process group, --until-confident
+# that can never finish, a background job on a `stty tostop` terminal, the runtime installed
+# under a path the loader splits, the output directory removed mid-run, a hostile profile's
+# names on the terminal.
+
+def add_cli_cases():
+    cat = "run: cli"
+    case("run: program sends SIGUSR1 to its own group", cat, same_as_native(["cli-group-usr1"]))
+    case("run: program sends 16 survivable signals to its group (USR1..RTMAX, TSTP, TTIN, TTOU)", cat,
+         same_as_native(["cli-group-signals"]))
+    case("run: program sends SIGTERM to its own group, handles it", cat, same_as_native(["cli-group-term"]))
+    case("run: --until-confident, no progress point", cat, until_confident_no_progress)
+    case("run: background job on a stty tostop terminal", cat, background_tostop_case)
+    for name in ("with space", "with:colon", "with$LIB"):
+        case(f"run: runtime installed under a prefix {name}", cat, odd_prefix_case(name))
+    case("run: the output directory removed mid-run", cat, output_dir_removed)
+
+
+def until_confident_no_progress():
+    d = fresh("confident")
+    r = coz_run(["cli-no-progress"], d, opts=["--until-confident"], work=4)
+    runs = r.out.count(b"done without progress")
+    if r.timed_out:
+        return HANG, f"still rerunning after {TIMEOUT:.0f} s ({runs} runs)"
+    if r.status < 0 or crash_line(r.err):
+        return cli_verdict(r)
+    said = [l for l in coz_lines(r) if "progress point" in l and "until-confident" in l]
+    if runs == 1 and said:
+        return CLEAR, f"stopped after one run: {short(said[0], 110)}"
+    return HANG, f"{runs} runs, {len(coz_lines(r))} coz lines; nothing said of --until-confident"
+
+
+# Runs argv[2:] as a background job (its own process group, not the terminal's foreground one)
+# of a session whose terminal is argv[1], with `stty tostop`; exits 99 if the job is stopped.
+BACKGROUND_JOB = r"""
+import fcntl, os, signal, sys, termios
+if os.getsid(0) != os.getpid():
+    os.setsid()
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
+attrs = termios.tcgetattr(fd)
+attrs[3] |= termios.TOSTOP
+termios.tcsetattr(fd, termios.TCSANOW, attrs)
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)
+    for i in (0, 1, 2):
+        os.dup2(fd, i)
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status = os.waitpid(pid, os.WUNTRACED)
+if os.WIFSTOPPED(status):
+    print("stopped by", signal.Signals(os.WSTOPSIG(status)).name, flush=True)
+    os.killpg(pid, signal.SIGKILL)
+    sys.exit(99)
+sys.exit(os.waitstatus_to_exitcode(status) & 255)
+"""
+
+
+def in_background(argv, d):
+    import fcntl, pty, struct, termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    name = os.ttyname(slave)
+    seen = []
+
+    def drain():
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            seen.append(chunk)
+    threading.Thread(target=drain, daemon=True).start()
+    r = run([sys.executable, "-c", BACKGROUND_JOB, name, *argv], d, env=base_env(REL_WORK=WORK, TERM="xterm"))
+    os.close(slave)
+    time.sleep(0.2)
+    os.close(master)
+    return r, b"".join(seen)
+
+
+def background_tostop_case():
+    nd, d = fresh("native_tostop"), fresh("coz_tostop")
+    nat, _ = in_background([PROG, "cli-silent"], nd)
+    if nat.status != 0:
+        return SKIP, f"the program itself does not finish as a background job: {short(nat.out)}"
+    prof, terminal = in_background([COZ, "run", "--experiment-length", EXP, "-o", "p.coz", "---", PROG,
+                                    "cli-silent"], d)
+    if prof.timed_out:
+        return HANG, f"coz run took over {TIMEOUT:.0f} s"
+    if prof.status == 99:
+        return HANG, f"the job was {short(prof.out)} (natively it finishes)"
+    if b"\x1b[1;23r" in terminal:
+        return CHANGED, "drew the status line from the background"
+    data = read_profile(os.path.join(d, "p.coz"))
+    problems = profile_problems(data, min_experiments=2)
+    if problems:
+        return LOST, "; ".join(problems)
+    diffs = [f for f in ("out.txt",) if files_of(d, {"p.coz"}).get(f) != files_of(nd, set()).get(f)]
+    if prof.status != 0 or diffs:
+        return CHANGED, f"{describe_status(prof.status)}; files differ: {diffs}"
+    return OK, f"finished in the background; {count_experiments(data)} experiments"
+
+
+def odd_prefix_case(name):
+    def f():
+        d = fresh("prefix")
+        prefix = os.path.join(d, name)
+        os.makedirs(os.path.join(prefix, "bin"))
+        os.makedirs(os.path.join(prefix, "lib"))
+        shutil.copy(COZ, os.path.join(prefix, "bin", "coz"))
+        runtime = os.path.join(os.path.dirname(os.path.realpath(COZ)), "..", "lib", "libcoz.so")
+        if not os.path.exists(runtime):
+            return SKIP, f"no runtime at {runtime}"
+        shutil.copy(runtime, os.path.join(prefix, "lib", "libcoz.so"))
+        nat, nat_files = native(["ok"])
+        work = fresh("prefix_run")
+        argv = [os.path.join(prefix, "bin", "coz"), "run", "--experiment-length", EXP, "-o", "p.coz", "---",
+                PROG, "ok"]
+        prof = run(argv, work, env=base_env(REL_WORK=WORK))
+        data = read_profile(os.path.join(work, "p.coz"))
+        if prof.status == 1 and b"done" not in prof.out and not crash_line(prof.err):
+            return refused(prof)  # refused before running, with a message
+        return judge_run(nat, nat_files, prof, files_of(work, {"p.coz"}), data)
+    return f
+def output_dir_removed():
+    d = fresh("removed")
+    os.mkdir(os.path.join(d, "out"))
+
+    def remove(p):
+        time.sleep(0.6)
+        shutil.rmtree(os.path.join(d, "out"), ignore_errors=True)
+    nat, nat_files = native(["ok"], work=48)
+    prof = coz_run(["ok"], d, work=48, profile="out/p.coz", after_start=remove)
+    if prof.timed_out or prof.status < 0 or crash_line(prof.err):
+        return cli_verdict(prof)
+    files = {k: v for k, v in files_of(d, set()).items() if ".recovered" not in k}
+    diffs = program_diffs(nat, nat_files, prof, files)
+    named = [w.strip(";,()") for l in coz_lines(prof) for w in l.split()]
+    saved = [w for w in named if w.startswith("/") and os.path.isfile(w)]
+    if not saved:
+        return LOST, "no copy named: " + short(" | ".join(coz_lines(prof)), 150)
+    data = read_profile(saved[0])
+    problems = profile_problems(data, min_experiments=2, reported=reported_count(prof))
+    for w in saved:
+        if w.startswith(tempfile.gettempdir()) and not w.startswith(WORKDIR):
+            os.unlink(w)
+    if problems:
+        return LOST, f"{saved[0]}: " + "; ".join(problems)
+    if diffs:
+        return CHANGED, "; ".join(diffs[:3])
+    return OK, f"said so and saved {count_experiments(data)} experiments as {os.path.basename(saved[0])}"
+# ---------------------------------------------------------------- end of the CLI cases (issue 24)
+
+
 # ---------------------------------------------------------------- main
 
 def build_fixtures():
@@ -1341,6 +1498,7 @@ def main():
     add_cli_option_cases()
     add_serve_cases()
     add_runtime_cases()
+    add_cli_cases()
     words = [w.strip().lower() for w in os.environ.get("CASES", "").split(",") if w.strip()]
     chosen = [c for c in CASES if not words or any(w in c[0].lower() for w in words)]
     if os.environ.get("LIST"):

@@ -15,10 +15,13 @@
 #include <cstring>
 #include <ctime>
 
+#include "commands/output_watch.h"
 #include "commands/preflight.h"
+#include "commands/preload_path.h"
 #include "commands/run_options.h"
 #include "commands/run_progress.h"
 #include "commands/run_summary.h"
+#include "commands/signal_relay.h"
 #include "commands/status_line.h"
 #include "common/install_paths.h"
 
@@ -43,14 +46,6 @@ off_t file_size(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? st.st_size : -1;
 }
 
-pid_t g_child = -1;
-volatile sig_atomic_t g_stop = 0;     // the user asked to stop: no further runs of a sweep
-volatile sig_atomic_t g_resized = 0;  // SIGWINCH: the status line follows the terminal
-
-void on_resize(int) {
-  g_resized = 1;
-}
-
 double seconds_since(const timespec& start) {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -63,21 +58,33 @@ int rounded(double seconds) {
   return static_cast<int>(seconds + 0.5);
 }
 
-// Ctrl-C from the terminal (SI_KERNEL) reaches the program through its process group; coz only
-// remembers it. Sent to coz alone (kill: SI_USER, sigqueue: SI_QUEUE), it is passed on, as
-// SIGTERM is.
-void on_interrupt(int sig, siginfo_t* info, void*) {
-  g_stop = 1;
-  if (info && info->si_code <= 0 && info->si_pid != g_child && g_child > 0) {
-    kill(g_child, sig);
+// Says that the profile's path no longer names the file the runtime writes, and saves that
+// file's content; the copy's path, or empty.
+std::string report_lost_output(const OutputWatch& watch, const std::string& output, size_t run,
+                               bool written) {
+  const char* what = watch.removed() ? "removed" : "moved or replaced";
+  if (watch.size() <= 0) {
+    fprintf(stderr,
+            "coz: error: the profile %s was %s during run %zu, before anything was written\n",
+            output.c_str(), what, run);
+    return "";
   }
-}
-
-void forward_signal(int sig) {
-  g_stop = 1;
-  if (g_child > 0) {
-    kill(g_child, sig);
+  std::string error;
+  std::string copy = watch.save_copy(&error);
+  if (copy.empty()) {
+    fprintf(stderr,
+            "coz: error: the profile %s was %s during run %zu, and what it held is lost: %s; keep "
+            "the profile's directory until coz run ends\n",
+            output.c_str(), what, run, error.c_str());
+    return "";
   }
+  fprintf(stderr,
+          "coz: warning: the profile %s was %s during run %zu%s; what it held is saved as %s (see "
+          "coz report %s)\n",
+          output.c_str(), what, run,
+          written ? ", and the runtime went on writing into the file it had opened" : "",
+          copy.c_str(), copy.c_str());
+  return copy;
 }
 
 // Dies of the signal that killed the program, so a calling shell sees the same fate (bash stops
@@ -109,17 +116,18 @@ std::string format_load(double load) {
 
 // Forks and execs the program with the runtime preloaded; the child's pid, or -1 and `error`.
 pid_t start_program(RunOptions& options, const Program& program, const std::string& runtime,
-                    const std::string& output, double load, std::string* error) {
+                    const std::string& output, double load, SignalRelay* relay,
+                    std::string* error) {
   fflush(nullptr);
+  relay->hold();
   pid_t child = fork();
   if (child < 0) {
+    relay->started(-1);
     *error = std::string("cannot start the program: ") + strerror(errno);
     return -1;
   }
   if (child == 0) {
-    for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP}) {
-      signal(sig, SIG_DFL);
-    }
+    relay->in_child();
     // Every setting is exported, and those at their default unset, so settings left in the
     // environment by the user or an outer `coz run` cannot leak in.
     RunConfig config = options.config;
@@ -146,7 +154,7 @@ pid_t start_program(RunOptions& options, const Program& program, const std::stri
     fprintf(stderr, "coz run: error: cannot run %s: %s\n", program.path.c_str(), strerror(err));
     _exit(err == ENOENT ? kExitNotFound : kExitNotExecutable);
   }
-
+  relay->started(child);
   return child;
 }
 
@@ -168,6 +176,10 @@ int run_command(const std::vector<std::string>& args) {
                     "); reinstall, or set COZ_RUNTIME to its path",
                 kExitCannotProfile);
   }
+  PreloadPath preload;
+  if (!preload.prepare(runtime, &error)) {
+    return fail(error, kExitCannotProfile);
+  }
   Program program;
   if (!resolve_program(options.command[0], &program, &error)) {
     return fail(error, errno == EACCES || error.find("not executable") != std::string::npos
@@ -183,18 +195,6 @@ int run_command(const std::vector<std::string>& args) {
     return fail(error, kExitCannotProfile);
   }
 
-  // Ctrl-C and friends reach the whole process group; let the program decide what to do and
-  // report its fate. Requests sent to coz alone are passed on. Installed before the fork so no
-  // request can fall in between.
-  struct sigaction interrupt = {};
-  interrupt.sa_sigaction = on_interrupt;
-  interrupt.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&interrupt.sa_mask);
-  sigaction(SIGINT, &interrupt, nullptr);
-  sigaction(SIGQUIT, &interrupt, nullptr);
-  signal(SIGTERM, forward_signal);
-  signal(SIGHUP, forward_signal);
-
   // One run, or a sweep: every load level (or none) times --runs, appended to one profile; or,
   // with --budget / --until-confident, the one run again and again until told to stop.
   std::vector<double> levels = options.loads.empty() ? std::vector<double>{0} : options.loads;
@@ -206,25 +206,27 @@ int run_command(const std::vector<std::string>& args) {
   int status = 0;
   int failed_status = 0;  // the last failed run's, which --keep-going reports at the end
   bool stopped = false;
-  off_t first_size = file_size(output);
+  OutputWatch watch(output);
+  std::string profile = output;  // where the profile is read back: a saved copy once lost
+  off_t first_size = watch.size();
   timespec started;
   clock_gettime(CLOCK_MONOTONIC, &started);
+  // Ctrl-C and friends reach the whole process group; let the program decide what to do and
+  // report its fate. Requests sent to coz alone are passed on (signal_relay.h). Before the status
+  // line, so that it is closed while coz's writes cannot stop it.
+  SignalRelay relay(!options.quiet);
   StatusLine status_line(options.quiet ? -1 : STDERR_FILENO);
-  if (status_line.active()) {
-    signal(SIGWINCH, on_resize);
-  }
   RunProgress progress;
   off_t progress_size = -1;
   double progress_at = -1e9;  // the first look reads the profile at once
   // Redraws the status line; reads the profile again when it grew, at most every two seconds.
   auto update_status = [&] {
-    if (g_resized) {
-      g_resized = 0;
+    if (relay.take_resized()) {
       status_line.resized();
     }
     double now = seconds_since(started);
-    off_t size = file_size(output);
-    if (size != progress_size && now - progress_at >= 2) {
+    off_t size = watch.size();
+    if (size != progress_size && now - progress_at >= 2 && !watch.lost()) {
       progress = read_progress(output);
       progress_size = size;
       progress_at = now;
@@ -244,12 +246,11 @@ int run_command(const std::vector<std::string>& args) {
         fprintf(stderr, "coz: run %zu%s%s%s\n", done, of.c_str(),
                 load > 0 ? (" at load " + format_load(load)).c_str() : "", left.c_str());
       }
-      off_t size_before = file_size(output);
-      pid_t child = start_program(options, program, runtime, output, load, &error);
+      off_t size_before = watch.size();
+      pid_t child = start_program(options, program, preload.path(), output, load, &relay, &error);
       if (child < 0) {
         return fail(error, kExitCannotProfile);
       }
-      g_child = child;
       status = 0;
       for (;;) {
         // Without a status line coz just waits; with one it looks in a few times a second.
@@ -267,8 +268,11 @@ int run_command(const std::vector<std::string>& args) {
           nanosleep(&tick, nullptr);
         }
       }
-      g_child = -1;
-      if (file_size(output) <= size_before) {
+      relay.finished();
+      bool lost = watch.lost();
+      if (lost) {
+        profile = report_lost_output(watch, output, done, watch.size() > size_before);
+      } else if (watch.size() <= size_before) {
         fprintf(stderr,
                 "coz: no profile was written to %s: the profiler did not start in the program "
                 "(any reason is above; a program that gains privileges ignores it)\n",
@@ -281,8 +285,8 @@ int run_command(const std::vector<std::string>& args) {
       bool more = total ? done < total : true;
       if (total > 1 || repeat) {
         // Each run of several says where the profile stands (and --until-confident reads it).
-        progress = read_progress(output);
-        progress_size = file_size(output);
+        progress = read_progress(profile);
+        progress_size = file_size(profile);
         if (!options.quiet) {
           fprintf(stderr,
                   "coz: after run %zu: %zu experiments, %zu of %zu lines with enough data%s\n",
@@ -290,8 +294,13 @@ int run_command(const std::vector<std::string>& args) {
                   progress.top.empty() ? "" : ("; top " + progress.top).c_str());
         }
       }
-      if (repeat && more && !g_stop && !(failed && !options.keep_going)) {
-        if (options.until_confident) {
+      if (repeat && more && !relay.stop_requested() && !(failed && !options.keep_going)) {
+        if (options.until_confident && !progress.hopeless.empty()) {
+          fprintf(stderr, "coz: --until-confident stops after run %zu: more runs cannot help: %s\n",
+                  done, progress.hopeless.c_str());
+          more = false;
+          stopped = true;
+        } else if (options.until_confident) {
           if (progress.separated) {
             fprintf(stderr,
                     "coz: the best line of each progress point is told apart after %zu run%s "
@@ -310,7 +319,10 @@ int run_command(const std::vector<std::string>& args) {
           stopped = true;
         }
       }
-      if (g_stop && more) {
+      if (lost && more) {
+        fprintf(stderr, "coz: the remaining runs were skipped: the profile's path is gone\n");
+        stopped = true;
+      } else if (relay.stop_requested() && more) {
         fprintf(stderr, "coz: interrupted, so the %s runs were skipped\n",
                 total ? ("remaining " + std::to_string(total - done)).c_str() : "remaining");
         stopped = true;
@@ -328,8 +340,8 @@ int run_command(const std::vector<std::string>& args) {
     }
   }
   status_line.close();
-  if (file_size(output) > first_size && !options.quiet) {
-    fputs(run_summary(output, static_cast<uint64_t>(std::max<off_t>(first_size, 0)),
+  if (!profile.empty() && file_size(profile) > first_size && !options.quiet) {
+    fputs(run_summary(profile, static_cast<uint64_t>(std::max<off_t>(first_size, 0)),
                       static_cast<uint64_t>(getpid()))
               .c_str(),
           stderr);
@@ -338,6 +350,7 @@ int run_command(const std::vector<std::string>& args) {
     status = failed_status;  // one failed run fails the whole command, as with make -k
   }
   if (WIFSIGNALED(status)) {
+    preload.remove();  // no destructor runs after this
     die_like(WTERMSIG(status));
     return 128 + WTERMSIG(status);
   }

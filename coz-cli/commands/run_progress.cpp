@@ -29,6 +29,10 @@ RunProgress read_progress(const std::string& profile) {
     shown.insert(s.line);
   }
   p.lines_shown = shown.size();
+  const std::string& why = report.diagnosis.code;
+  if (why == "no-progress" || why == "no-debug-info" || why == "load-only") {
+    p.hopeless = report.diagnosis.message;
+  }
   if (report.series.empty()) {
     return p;
   }

@@ -16,6 +16,9 @@ struct RunProgress {
   // The best line of every progress point (and load level) has an impact interval above zero and
   // clear of the next line's interval: the ranking at the top will not change with more data.
   bool separated = false;
+  // Why repeating the run can never show a causal profile (no progress point visited, no debug
+  // information in scope, load amplification alone), in `coz report`'s words; else empty.
+  std::string hopeless;
 };
 
 // Reads and analyses `profile` (a quick bootstrap: this runs a few times a minute).

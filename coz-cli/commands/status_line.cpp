@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 namespace coz::cli {
@@ -15,10 +16,10 @@ StatusLine::StatusLine(int fd) : fd_(fd) {
     return;
   }
   active_ = true;
-  // A new line first, then back up: the cursor's row is never the bottom one, which becomes the
-  // status row. Save the cursor, shrink the scrolling region by the last row, restore the cursor
-  // (setting a region moves it home).
-  put("\n\033[1A\0337\033[1;" + std::to_string(rows_ - 1) + "r\0338");
+}
+
+bool StatusLine::in_foreground() const {
+  return tcgetpgrp(fd_) == getpgrp();
 }
 
 bool StatusLine::measure() {
@@ -47,10 +48,24 @@ void StatusLine::put(const std::string& bytes) {
 }
 
 void StatusLine::show(const std::string& text) {
-  if (!active_ || text == shown_) {
+  last_ = text;
+  if (!active_ || text == shown_ || !in_foreground()) {
     return;
   }
-  last_ = shown_ = text;
+  if (!region_set_) {
+    // A new line first, then back up: the cursor's row is never the bottom one, which becomes
+    // the status row. Save the cursor, shrink the scrolling region by the last row, restore the
+    // cursor (setting a region moves it home).
+    put("\n\033[1A\0337\033[1;" + std::to_string(rows_ - 1) + "r\0338");
+    region_set_ = true;
+  } else if (stale_rows_ > 0) {
+    // The terminal was resized while coz was in the background: clear the old status row
+    // (it may now be inside the region), then set the new region.
+    put("\0337\033[" + std::to_string(stale_rows_) + ";1H\033[2K\033[1;" +
+        std::to_string(rows_ - 1) + "r\0338");
+  }
+  stale_rows_ = 0;
+  shown_ = text;
   std::string line =
       text.size() > static_cast<size_t>(cols_ - 1) ? text.substr(0, cols_ - 1) : text;
   put("\0337\033[" + std::to_string(rows_) + ";1H\033[2K" + line + "\0338");
@@ -60,14 +75,14 @@ void StatusLine::resized() {
   if (!active_) {
     return;
   }
-  int old_rows = rows_;
+  int old_rows = stale_rows_ > 0 ? stale_rows_ : rows_;
   if (!measure()) {
     close();
     return;
   }
-  // Clear the old status row (it may now be inside the region), then set the new region.
-  put("\0337\033[" + std::to_string(old_rows) + ";1H\033[2K\033[1;" + std::to_string(rows_ - 1) +
-      "r\0338");
+  if (region_set_) {
+    stale_rows_ = old_rows;  // the next draw (in the foreground) moves the region
+  }
   shown_.clear();
   show(last_);
 }
@@ -76,6 +91,11 @@ void StatusLine::close() {
   if (!active_) {
     return;
   }
+  if (!region_set_) {
+    active_ = false;
+    return;
+  }
+  // Even from the background: a scrolling region left behind would break the terminal.
   put("\0337\033[r\0338\0337\033[" + std::to_string(rows_) + ";1H\033[2K\0338");
   active_ = false;
 }

@@ -297,6 +297,55 @@ static int runtime_mode(const char* mode, int argc, char** argv) {
 }
 /* ---- end of the runtime reliability modes */
 
+/* ---- CLI reliability modes (issue 24): signals a program sends to its own process group, a
+ * program that writes nothing to the terminal, one without a progress point. */
+static int cli_mode(const char* mode) {
+  if (strcmp(mode, "cli-group-signals") == 0) {  /* handles each, sends each to its group */
+    int sigs[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ,
+                  SIGPWR, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGRTMIN + 3, SIGRTMAX};
+    int n = (int)(sizeof sigs / sizeof sigs[0]);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    for (int i = 0; i < n; i++) sigaction(sigs[i], &sa, NULL);
+    spin(work() / 2);
+    for (int i = 0; i < n; i++) kill(0, sigs[i]);
+    spin(work() / 2);
+    for (int i = 0; i < n; i++) printf("signal %d: handler ran %d times\n", sigs[i], (int)counts[sigs[i]]);
+    return 0;
+  }
+  if (strcmp(mode, "cli-group-usr1") == 0 || strcmp(mode, "cli-group-term") == 0) {
+    int sig = mode[10] == 'u' ? SIGUSR1 : SIGTERM;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigaction(sig, &sa, NULL);
+    spin(work() / 2);
+    kill(0, sig);
+    spin(work() / 2);
+    printf("signal %d: handler ran %d times\n", sig, (int)counts[sig]);
+    return 0;
+  }
+  if (strcmp(mode, "cli-silent") == 0) {  /* nothing on the terminal: a file only */
+    spin(work());
+    int fd = create("out.txt");
+    put(fd, "written quietly\n");
+    close(fd);
+    return 0;
+  }
+  if (strcmp(mode, "cli-no-progress") == 0) {  /* work without a progress point */
+    unsigned long v = 1;
+    for (unsigned long i = 0; i < 10000000ul * (unsigned long)work(); i++) v = v * 2654435761ul + i;
+    sink = v;
+    printf("done without progress\n");
+    return 0;
+  }
+  return -1;
+}
+/* ---- end of the CLI reliability modes */
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "ok";
   setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -667,6 +716,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   int status = runtime_mode(mode, argc, argv);
+  if (status >= 0) return status;
+  status = cli_mode(mode);
   if (status >= 0) return status;
   fprintf(stderr, "unknown mode %s\n", mode);
   return 64;
