@@ -127,7 +127,7 @@ TEST(CozRunSignals, SigintSentToCozAloneReachesTheProgram) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
   pid_t coz = spawn({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---",
-                     fixture("two_hot"), "600"},  // about 8 s
+                     fixture("two_hot"), "600"},  // 3.6 s of CPU time
                     dir.file("out"), dir.file("err"));
   usleep(1500 * 1000);
   kill(coz, SIGINT);  // to coz only, not to its process group

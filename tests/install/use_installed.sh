@@ -1,6 +1,7 @@
 # Sourced by install_test.sh and deb_test.sh: uses an installed coz as a user would.
 # use_installed COZ PROGRAM: in the current directory, profiles PROGRAM (a sample of
-# tests/install/sample, 2000 units: about a second) with COZ, then reports and plots the profile.
+# tests/install/sample, 2000 units: half a second of CPU time) with COZ, then reports and plots
+# the profile.
 # Calls fail (the caller's) with one line saying what went wrong.
 use_installed() {
   local coz="$1" program="$2" status

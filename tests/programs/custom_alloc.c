@@ -1,10 +1,13 @@
 /* A replacement allocator whose malloc takes a pthread mutex: the profiler's own allocations and
- * hooks must not deadlock with it. A bump allocator over one mmap'd arena; free does nothing. */
+ * hooks must not deadlock with it. A bump allocator over one mmap'd arena; free does nothing.
+ * Three threads allocate and work for 100 ms of CPU time each. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "fixture_work.h"
 
 static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
 static char* arena;
@@ -42,12 +45,16 @@ void* realloc(void* old, size_t n) {
 }
 
 static void* work(void* arg) {
-  unsigned long v = (unsigned long)arg;
-  for (int i = 0; i < 20000; i++) {
+  unsigned long v = (unsigned long)arg, n = work_scaled(5000);
+  struct budget b = budget_cpu(100);
+  for (int i = 0; i % 16 != 0 || budget_left(&b); i++) {
     char* p = malloc(64);
+    if (!p) {
+      break; /* the arena is used up: far more work than the budget allows on any CPU */
+    }
     p[0] = (char)i;
     v = v * 31 + (unsigned long)p[0];
-    for (int k = 0; k < 5000; k++) v = v * 2654435761ul + (unsigned long)k;
+    for (unsigned long k = 0; k < n; k++) v = v * 2654435761ul + k;
     free(p);
   }
   return (void*)v;

@@ -1,6 +1,10 @@
-/* Loads libhot_lib.so (path in argv[1]) with dlopen and spins in it. */
+/* Loads libhot_lib.so (path in argv[1]) with dlopen and spins in it for 250 ms of CPU time. */
 #include <dlfcn.h>
 #include <stdio.h>
+
+#include "fixture_work.h"
+
+volatile unsigned long sink;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -13,7 +17,7 @@ int main(int argc, char** argv) {
   }
   unsigned long (*spin)(unsigned long, unsigned long) =
       (unsigned long (*)(unsigned long, unsigned long))dlsym(lib, "hot_lib_spin");
-  unsigned long v = spin(300000000ul, 1);
-  printf("spun %lu\n", v & 1);
+  sink = spin_for(spin, 1000000, 250, 1);
+  printf("spun\n");
   return 0;
 }

@@ -1,13 +1,19 @@
-/* A library whose constructor starts a thread: it exists before the profiler's constructor runs. */
+/* A library whose constructor starts a thread: it exists before the profiler's constructor runs.
+ * The thread spins for 150 ms of its CPU time. */
 #include <pthread.h>
+
+#include "fixture_work.h"
 
 static pthread_t early;
 volatile unsigned long early_sink;
 
-__attribute__((noinline)) static void* early_spin(void* arg) {
-  unsigned long v = 3;
-  for (unsigned long i = 0; i < 150000000ul; i++) v = v * 2654435761ul + i; /* LINE:early */
-  early_sink = v;
+__attribute__((noinline)) static unsigned long spin(unsigned long n, unsigned long v) {
+  for (unsigned long i = 0; i < n; i++) v = v * 2654435761ul + i; /* LINE:early */
+  return v;
+}
+
+static void* early_spin(void* arg) {
+  early_sink = spin_for(spin, 100000, 150, 3);
   return arg;
 }
 

@@ -1,7 +1,7 @@
 /* Ways to leave: argv[1] is "thread-exit" (a worker calls exit(3) while main spins), "_exit"
  * (_exit(4) from main), "sigterm" (raise SIGTERM), "main-pthread-exit" (main calls pthread_exit
  * and the process ends with its last worker), or "vfork" (a vfork child fails to exec and calls
- * _exit). Each spins first so experiments complete. */
+ * _exit). Each spins first (300 ms of the thread's CPU time) so experiments complete. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,27 +11,30 @@
 #include <unistd.h>
 
 #include "coz.h"
+#include "fixture_work.h"
 
 volatile unsigned long sink;
 
-static void spin(unsigned long n) {
-  unsigned long v = 1;
-  for (unsigned long i = 0; i < n; i++) {
-    v = v * 2654435761ul + i; /* LINE:spin */
-    if ((i & 0xfffff) == 0) COZ_PROGRESS_NAMED("spin");
-  }
-  sink = v;
+static unsigned long spin_chunk(unsigned long n, unsigned long v) {
+  for (unsigned long i = 0; i < n; i++) v = v * 2654435761ul + i; /* LINE:spin */
+  COZ_PROGRESS_NAMED("spin");
+  return v;
+}
+
+/* Spins for `ms` of the thread's CPU time, at least one chunk. */
+static void spin(double ms) {
+  sink = spin_for(spin_chunk, 0x100000, ms, 1);
 }
 
 static void* spinner(void* arg) {
   (void)arg;
-  spin(400000000ul);
+  spin(300);
   return NULL;
 }
 
 static void* exiter(void* arg) {
   (void)arg;
-  spin(400000000ul);
+  spin(300);
   exit(3);
 }
 
@@ -40,14 +43,14 @@ int main(int argc, char** argv) {
   if (strcmp(how, "thread-exit") == 0) {
     pthread_t t;
     pthread_create(&t, NULL, exiter, NULL);
-    for (;;) spin(1000000);
+    for (;;) spin(0);
   }
   if (strcmp(how, "main-pthread-exit") == 0) {
     pthread_t t;
     pthread_create(&t, NULL, spinner, NULL);
     pthread_exit(NULL);
   }
-  spin(400000000ul);
+  spin(300);
   fflush(stdout);
   if (strcmp(how, "vfork") == 0) {
     pid_t child = vfork();

@@ -2,7 +2,8 @@
  * handler, sends itself the signal four ways, reads its handler and its masks back, and works
  * meanwhile, and waits for it while blocking it. Its output must be the same with and without
  * the profiler. Mode "default" sends
- * the signal with no handler installed: the program must die of it, as without the profiler. */
+ * the signal with no handler installed: the program must die of it, as without the profiler.
+ * A round of work is 1 ms of CPU time. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "coz.h"
+#include "fixture_work.h"
 
 static volatile sig_atomic_t handled, last_code, last_value;
 static volatile unsigned long sink;
@@ -53,11 +55,14 @@ static void* poke_main(void* arg) {
   return NULL;
 }
 
+static unsigned long spin(unsigned long n, unsigned long v) {
+  for (unsigned long i = 0; i < n; i++) v = v * 2654435761ul + i; /* LINE:work */
+  return v;
+}
+
 static void work(int rounds) {
   for (int r = 0; r < rounds; r++) {
-    unsigned long v = (unsigned long)r;
-    for (unsigned long i = 0; i < 2000000ul; i++) v = v * 2654435761ul + i; /* LINE:work */
-    sink = v;
+    sink = spin_for(spin, 100000, 1, (unsigned long)r);
     COZ_PROGRESS;
   }
 }

@@ -1,22 +1,28 @@
 /* The program's own signal use must keep working under the profiler: a SIGPROF interval timer,
- * a worker that blocks every signal, and sigwait on a signal another thread sends. */
+ * a worker that blocks every signal (and spins for 250 ms of its CPU time), and sigwait on a
+ * signal another thread sends. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/time.h>
 
+#include "fixture_work.h"
+
 static volatile sig_atomic_t prof_ticks;
 static void on_prof(int sig) { (void)sig; prof_ticks++; }
 
 volatile unsigned long masked_sink;
+static unsigned long spin(unsigned long n, unsigned long v) {
+  for (unsigned long i = 0; i < n; i++) v = v * 2654435761ul + i; /* LINE:masked */
+  return v;
+}
+
 static void* masked_worker(void* arg) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
-  unsigned long v = (unsigned long)arg;
-  for (unsigned long i = 0; i < 200000000ul; i++) v = v * 2654435761ul + i; /* LINE:masked */
-  masked_sink = v;
+  masked_sink = spin_for(spin, 100000, 250, (unsigned long)arg);
   return NULL;
 }
 

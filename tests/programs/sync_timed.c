@@ -1,5 +1,6 @@
-/* Timed waits that time out and timed waits that are released, on every primitive with a timed
- * variant; read-write locks; try/timed joins. Prints what each call returned. */
+/* Timed waits that time out and timed waits that are released (by a thread that first works for
+ * 20 ms of its CPU time), on every primitive with a timed variant; read-write locks; try/timed
+ * joins. Prints what each call returned. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "fixture_work.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
@@ -23,10 +26,15 @@ static struct timespec in_ms(clockid_t clock, long ms) {
   return t;
 }
 
+static volatile unsigned long sink;
+static unsigned long add_up(unsigned long n, unsigned long v) {
+  for (unsigned long i = 0; i < n; i++) sink += i;
+  return v;
+}
+
 static void* releaser(void* arg) {
   (void)arg;
-  volatile unsigned long v = 0;
-  for (unsigned long i = 0; i < 30000000ul; i++) v += i;
+  spin_for(add_up, 100000, 20, 0);
   pthread_mutex_lock(&m);
   ready = 1;
   pthread_cond_signal(&c);

@@ -1,9 +1,11 @@
-/* Two hot functions on known lines, the first doing twice the work of the second. The loop body
- * is a dependent multiply chain, so its cost per iteration does not depend on code alignment. */
+/* Two hot functions on known lines, the first running twice as long as the second: each round
+ * is 4 ms of CPU time in hot_a and 2 ms in hot_b, whatever the CPU's speed. The loop body is a
+ * dependent multiply chain, so its cost per iteration does not depend on code alignment. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "coz.h"
+#include "fixture_work.h"
 
 volatile unsigned long sink;
 
@@ -22,8 +24,8 @@ int main(int argc, char** argv) {
   int chatty = argc > 2; /* a line per round, for tests of coz run's own terminal output */
   unsigned long v = 1;
   for (int r = 0; r < rounds; r++) {
-    v = hot_a(4000000, v);
-    v = hot_b(2000000, v);
+    v = spin_for(hot_a, 100000, 4, v);
+    v = spin_for(hot_b, 100000, 2, v);
     COZ_PROGRESS_NAMED("round");
     if (chatty) printf("round %d\n", r);
   }
