@@ -1254,7 +1254,7 @@ def add_runtime_cases():
     case("run: RLIMIT_NOFILE 16 hard and soft, 12 files", cat,
          told_or_same(["rt-nofile"], [(resource.RLIMIT_NOFILE, 16, 16)], r"descriptor"))
     case("run: RLIMIT_AS 256 MB, a 200 MB allocation", cat,
-         told_or_same(["rt-alloc", "200"], [(resource.RLIMIT_AS, 256 << 20, None)], r"address space"))
+         told_or_same(["rt-alloc", "200"], [(resource.RLIMIT_AS, 256 << 20, None)], r"address.space"))
     case("run: quick_exit with an at_quick_exit handler", cat, same_as_native(["rt-quick-exit"]))
 
 

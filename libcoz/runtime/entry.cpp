@@ -1,9 +1,15 @@
 // The library's entry points: constructor, destructor, and the exported progress-point ABI.
+#include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstring>
 
 #include "platform.h"
 #include "real_functions.h"
 #include "runtime/hooks_api.h"
+#include "runtime/reporter.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -26,6 +32,69 @@ void stop_at_quick_exit() {
   }
 }
 
+// The process's address space (VmSize), in bytes, or 0.
+uint64_t address_space() {
+  unsigned long pages = 0;
+  FILE* f = fopen("/proc/self/statm", "re");
+  if (f) {
+    if (fscanf(f, "%lu", &pages) != 1) {
+      pages = 0;
+    }
+    fclose(f);
+  }
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// The address space of libcoz.so's own mappings, in bytes.
+uint64_t own_mappings() {
+  Dl_info self = {};
+  if (!dladdr(reinterpret_cast<void*>(&own_mappings), &self) || !self.dli_fname) {
+    return 0;
+  }
+  FILE* f = fopen("/proc/self/maps", "re");
+  if (!f) {
+    return 0;
+  }
+  uint64_t total = 0;
+  char line[4096];
+  size_t name = strlen(self.dli_fname);
+  while (fgets(line, sizeof line, f)) {
+    unsigned long from = 0, to = 0;
+    size_t n = strcspn(line, "\n");
+    if (n >= name && memcmp(line + n - name, self.dli_fname, name) == 0 &&
+        sscanf(line, "%lx-%lx", &from, &to) == 2) {
+      total += to - from;
+    }
+  }
+  fclose(f);
+  return total;
+}
+
+// What the profiler took of the address space: a warning under a low address-space limit
+// (RLIMIT_AS: the program can allocate that much less than without it), else with --verbose.
+void tell_address_space(const coz::Reporter& reporter, uint64_t before) {
+  uint64_t after = address_space();
+  uint64_t taken = (after > before ? after - before : 0) + own_mappings();
+  unsigned long long mib = (taken + (1u << 20) - 1) >> 20;
+  constexpr uint64_t kArena = 64u << 20;  // glibc's malloc arena of a new thread, reserved whole
+  rlimit rl = {};
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (taken + kArena) * 16 > rl.rlim_cur) {  // a low limit: more than a sixteenth of it
+    char text[400];
+    snprintf(text, sizeof text,
+             "warning: the profiler takes at least %llu MiB of the %llu MiB address-space limit "
+             "(ulimit -v), and its thread's malloc arena up to 64 MiB more: the program can "
+             "allocate that much less than without it; raise the limit by as much",
+             mib, static_cast<unsigned long long>(rl.rlim_cur >> 20));
+    reporter.say(text, true);
+  } else {
+    reporter.say("the profiler takes " + std::to_string(mib) +
+                     " MiB of address space at start-up (not counting its libraries and its "
+                     "thread's malloc arena)",
+                 false);
+  }
+}
+
 __attribute__((constructor)) void coz_start() {
   coz::hooks_api::InsideRuntime inside;
   coz::real();  // resolve every hook's real function before the program can race us to it
@@ -37,10 +106,13 @@ __attribute__((constructor)) void coz_start() {
     }
     return;
   }
+  uint64_t before = address_space();
+  coz::Reporter reporter(config);
   // Never freed: threads may still be running (and taking samples) while the process exits.
   auto* runtime = new coz::Runtime(std::move(config), process_progress_points());
   if (runtime->start()) {
     at_quick_exit(stop_at_quick_exit);
+    tell_address_space(reporter, before);
   }
 }
 

@@ -280,6 +280,7 @@ static int runtime_mode(const char* mode, int argc, char** argv) {
   }
   if (strcmp(mode, "rt-alloc") == 0) {  /* one allocation of argv[2] MB, under RLIMIT_AS */
     size_t mb = argc > 2 ? (size_t)atoi(argv[2]) : 64;
+    spin(work() / 4);  /* the profiler's thread is up (and its allocations made) by now */
     char* p = malloc(mb << 20);
     printf("allocating %zu MB: %s\n", mb, p ? "ok" : "failed");
     spin(work());
