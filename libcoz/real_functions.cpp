@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "platform.h"
@@ -36,6 +38,49 @@ const RealFunctions& real() {
     g_resolved.store(true, std::memory_order_release);
   }
   return g_real;
+}
+
+namespace {
+
+// Whether the object at `path` is one of LD_PRELOAD's (by path or by file name).
+bool preloaded(const char* path) {
+  const char* list = getenv("LD_PRELOAD");
+  const char* base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (const char* p = list; p && *p;) {
+    size_t n = strcspn(p, ": ");
+    if (n > 0 && ((strlen(path) == n && memcmp(p, path, n) == 0) ||
+                  (strlen(base) == n && memcmp(p, base, n) == 0))) {
+      return true;
+    }
+    p += n + (p[n] ? 1 : 0);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool wrapped_after_runtime(char* out, size_t size) {
+  const char* library = nullptr;
+  size_t used = 0;
+  auto check = [&](const char* name, void* fn) {
+    Dl_info info = {};
+    if (!fn || !dladdr(fn, &info) || !info.dli_fname || !preloaded(info.dli_fname) ||
+        (library && strcmp(library, info.dli_fname) != 0)) {
+      return;
+    }
+    if (!library) {
+      library = info.dli_fname;
+      used = static_cast<size_t>(snprintf(out, size, "%s:", library));
+    }
+    if (used < size) {
+      used += static_cast<size_t>(snprintf(out + used, size - used, " %s", name));
+    }
+  };
+#define COZ_CHECK(name, ret, params) check(#name, reinterpret_cast<void*>(real().name));
+  COZ_REAL_FUNCTIONS(COZ_CHECK)
+#undef COZ_CHECK
+  return library != nullptr;
 }
 
 }  // namespace coz

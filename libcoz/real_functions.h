@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <cstddef>
+
 namespace coz {
 
 // X(name, return type, parameter list)
@@ -96,5 +98,11 @@ struct RealFunctions {
 
 // The table, resolved on first call.
 const RealFunctions& real();
+
+// A library preloaded after the runtime (LD_PRELOAD order) that defines functions the runtime
+// hooks: it sits between the hooks and libc, so it sees the runtime's calls (its own thread, its
+// thread start routine) rather than the program's. Writes its path and the functions' names
+// (comma-separated) into `out` and returns true; false when no such library is loaded.
+bool wrapped_after_runtime(char* out, size_t size);
 
 }  // namespace coz

@@ -108,6 +108,15 @@ __attribute__((constructor)) void coz_start() {
   }
   uint64_t before = address_space();
   coz::Reporter reporter(config);
+  char wrapped[512];
+  if (coz::wrapped_after_runtime(wrapped, sizeof wrapped)) {
+    reporter.say(std::string("warning: a library preloaded after the profiler wraps functions "
+                             "it hooks, so it sees the profiler's calls (its thread, its thread "
+                             "start routine) instead of the program's; list it before the "
+                             "profiler in LD_PRELOAD: ") +
+                     wrapped,
+                 true);
+  }
   // Never freed: threads may still be running (and taking samples) while the process exits.
   auto* runtime = new coz::Runtime(std::move(config), process_progress_points());
   if (runtime->start()) {
