@@ -1,6 +1,7 @@
-/* A user's own LD_PRELOAD library for benchmarks/reliability/run.py: wraps pthread_create,
- * counts the calls and those whose start routine is the program's (not a shared library's),
- * calls the next pthread_create, and reports on stderr at exit (in the fixture program only). */
+/* A user's own LD_PRELOAD library (tests/e2e/runtime_reliability_test.cpp, the reliability
+ * catalogue): wraps pthread_create, counts the calls and those whose start routine is the
+ * program's (not a shared library's), calls the next one, and reports on stderr at exit (not in
+ * coz itself). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,7 +24,7 @@ int pthread_create(pthread_t* t, const pthread_attr_t* a, void* (*fn)(void*), vo
 }
 
 __attribute__((destructor)) static void report(void) {
-  if (strncmp(program_invocation_short_name, "prog", 4) != 0) return;  /* not coz itself */
+  if (strcmp(program_invocation_short_name, "coz") == 0) return; /* the CLI, which inherits it */
   char buf[128];
   int n = snprintf(buf, sizeof buf, "wrapper: %d pthread_create calls, %d with the program's routine\n",
                    calls, programs);

@@ -1,0 +1,105 @@
+// The runtime keeps the program as it is natively across image changes and limits (issue 24):
+// quick_exit, a blocked mask across exec and posix_spawn, a low descriptor limit, an address-space
+// limit, and a user's own preloaded pthread_create wrapper.
+#include <gtest/gtest.h>
+
+#include "e2e/profile_helpers.h"
+
+namespace coz {
+namespace {
+
+using test::fixture;
+using test::records_of;
+using test::run_process;
+using test::TempDir;
+
+// `argv` under a shell's `ulimit` arguments (e.g. {"-S", "-n", "16"}).
+std::vector<std::string> limited(const std::string& ulimit, std::vector<std::string> argv) {
+  argv.insert(argv.begin(), {"/bin/sh", "-c", "ulimit " + ulimit + " && exec \"$@\"", "sh"});
+  return argv;
+}
+
+std::vector<std::string> profiled(const TempDir& dir, std::vector<std::string> argv) {
+  argv.insert(argv.begin(),
+              {COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", dir.file("p.coz"), "---"});
+  return argv;
+}
+
+TEST(RuntimeReliability, QuickExitKeepsTheFinalRecordsAfterTheProgramsHandlers) {
+  TempDir dir;
+  auto r = run_process(profiled(dir, {fixture("runtime_limits"), "quick-exit"}));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(r.out, "at_quick_exit handler ran\n");
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kRuntime).empty()) << r.err;
+}
+
+class MaskAcross : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MaskAcross, TheNewImageOrChildGetsTheMaskTheProgramSet) {
+  TempDir dir;
+  auto native = run_process({fixture("runtime_limits"), GetParam()});
+  ASSERT_EQ(native.status, 0) << native.err;
+  auto r = run_process(profiled(dir, {fixture("runtime_limits"), GetParam()}));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, native.out);
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(ExecAndSpawn, MaskAcross, ::testing::Values("exec", "spawn"));
+
+TEST(RuntimeReliability, ALowDescriptorLimitLeavesTheProgramAllItsFiles) {
+  TempDir dir;
+  auto native = run_process(limited("-S -n 16", {fixture("runtime_limits"), "files"}));
+  auto r = run_process(limited("-S -n 16", profiled(dir, {fixture("runtime_limits"), "files"})));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, native.out) << r.err;  // 12 of 12, or fewer if the test inherited descriptors
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
+}
+
+TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaid) {
+  TempDir dir;
+  auto r = run_process(limited("-n 16", profiled(dir, {fixture("runtime_limits"), "files"})));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("coz: warning: the descriptor limit (ulimit -n 16)"), std::string::npos)
+      << r.err;
+}
+
+TEST(RuntimeReliability, AnAddressSpaceLimitIsToldWhatTheProfilerTakes) {
+  TempDir dir;
+  auto r = run_process(limited("-S -v 262144", profiled(dir, {fixture("runtime_limits"), "show"})));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("of the 256 MiB address-space limit"), std::string::npos) << r.err;
+}
+
+TEST(RuntimeReliability, AWrapperPreloadedAfterTheRuntimeIsNamed) {
+  TempDir dir;
+  std::string lib = fixture("libpreload_counter.so");
+  auto r =
+      run_process(profiled(dir, {fixture("runtime_limits"), "threads"}), "", {{"LD_PRELOAD", lib}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("preloaded after the profiler wraps functions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(lib + ": pthread_create"), std::string::npos) << r.err;
+}
+
+// Preloaded before the runtime, a user's wrapper sees the program's threads and start routines
+// as natively, and the runtime still profiles every thread behind it.
+TEST(RuntimeReliability, AWrapperPreloadedBeforeTheRuntimeSeesTheProgramsThreads) {
+  TempDir dir;
+  std::string lib = fixture("libpreload_counter.so");
+  auto native = run_process({fixture("runtime_limits"), "threads"}, "", {{"LD_PRELOAD", lib}});
+  EXPECT_NE(native.err.find("4 pthread_create calls, 4 with the program's routine"),
+            std::string::npos)
+      << native.err;
+  auto r = run_process({fixture("runtime_limits"), "threads"}, "",
+                       {{"LD_PRELOAD", lib + ":" + COZ_TEST_RUNTIME},
+                        {"COZ_OUTPUT", dir.file("p.coz")},
+                        {"COZ_EXPERIMENT_LENGTH", "50ms"}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, native.out);
+  EXPECT_NE(r.err.find("4 pthread_create calls, 4 with the program's routine"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
+}
+
+}  // namespace
+}  // namespace coz
