@@ -1328,6 +1328,8 @@ def add_cli_cases():
     for name in ("with space", "with:colon", "with$LIB"):
         case(f"run: runtime installed under a prefix {name}", cat, odd_prefix_case(name))
     case("run: the output directory removed mid-run", cat, output_dir_removed)
+    case("report: names with terminal escape sequences (text, CSV, warnings; plot's stderr)", "report: cli",
+         hostile_names_case)
 
 
 def until_confident_no_progress():
@@ -1465,6 +1467,38 @@ def output_dir_removed():
     if diffs:
         return CHANGED, "; ".join(diffs[:3])
     return OK, f"said so and saved {count_experiments(data)} experiments as {os.path.basename(saved[0])}"
+def terminal_control(text):
+    """The first control character (C0 but line feed, DEL, C1) or invalid UTF-8 byte in text, with
+    its offset in characters, or None."""
+    chars = text.decode("utf-8", "surrogateescape")
+    for i, c in enumerate(chars):
+        o = ord(c)
+        if (o < 0x20 and c != "\n") or 0x7f <= o < 0xa0 or 0xdc80 <= o <= 0xdcff:
+            return i, chars
+    return None
+
+
+def hostile_names_case():
+    d = fresh("hostile")
+    title = b"\x1b]0;pwned\x07"
+    sel = (title + b"\x1b[2J\x9b31m\xc2\x9b1mevil.c:12").decode("latin-1")
+    data = synth(sel=sel, point="\x1b[31mred\x1b[0m").decode("latin-1").encode("latin-1")
+    data += b"bogus\x1b]0;title\x07record\n"
+    with open(os.path.join(d, "h.coz"), "wb") as f:
+        f.write(data)
+    leaks = []
+    for argv in (["report", "h.coz"], ["report", "--csv", "h.coz"], ["plot", "-o", "h.html", "--no-source", "h.coz"]):
+        r = run([COZ, *argv], d)
+        if r.timed_out or r.status < 0 or crash_line(r.err):
+            return cli_verdict(r)
+        for where, text in (("stdout", r.out), ("stderr", r.err)):
+            found = terminal_control(text)
+            if found:
+                at, chars = found
+                leaks.append(f"coz {' '.join(argv[:-1])} {where}: {chars[max(0, at - 20):at + 20]!r}")
+    if leaks:
+        return CHANGED, "control characters from the profile reach the terminal: " + "; ".join(leaks[:3])
+    return OK, "every name and message escaped (text, CSV, stderr)"
 # ---------------------------------------------------------------- end of the CLI cases (issue 24)
 
 

@@ -25,6 +25,13 @@
 namespace coz::cli {
 namespace {
 
+const char* const kWho = "coz plot";
+
+int overwrite_error(const std::string& input) {
+  return fail(kWho, "the page would overwrite its input " + input + "; name the page with -o FILE",
+              kExitUsage);
+}
+
 struct PlotArgs {
   std::vector<std::string> files;
   std::string output;
@@ -135,24 +142,19 @@ int plot_command(const std::vector<std::string>& args) {
   std::string error;
   std::string input;
   if (!parsed.serve && overwrites_input(parsed.output, parsed.files, &input)) {
-    fprintf(stderr,
-            "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
-            input.c_str());
-    return kExitUsage;
+    return overwrite_error(input);
   }
   std::string looked_in;
   std::string dir = find_viewer(&looked_in);
   if (dir.empty()) {
-    fprintf(stderr,
-            "coz plot: error: cannot find the viewer (looked in %s); rebuild, reinstall, or set "
-            "COZ_VIEWER_DIR\n",
-            looked_in.c_str());
-    return kExitUsage;
+    return fail(kWho,
+                "cannot find the viewer (looked in " + looked_in +
+                    "); rebuild, reinstall, or set COZ_VIEWER_DIR",
+                kExitUsage);
   }
   output::ViewerFiles viewer;
   if (!load_viewer(dir, &viewer, &error)) {
-    fprintf(stderr, "coz plot: error: %s\n", error.c_str());
-    return kExitUsage;
+    return fail(kWho, error, kExitUsage);
   }
   analysis::ProfileData data;
   if (!read_profiles(parsed.files, "coz plot", &data)) {
@@ -169,40 +171,33 @@ int plot_command(const std::vector<std::string>& args) {
     page_data.sources_json = snippets.json;
     page_data.left_out_json = snippets.left_out_json();
     if (!snippets.left_out.empty()) {
-      fprintf(stderr, "coz plot: %s\n", snippets.left_out_line().c_str());
+      tell(kWho, snippets.left_out_line());
     }
   }
   std::string page;
   if (!output::build_page(viewer, page_data, nonce(), &page, &error)) {
-    fprintf(stderr, "coz plot: error: %s\n", error.c_str());
-    return kExitUsage;
+    return fail(kWho, error, kExitUsage);
   }
   if (!report.diagnosis.code.empty()) {
-    fprintf(stderr, "coz plot: %s: %s\n", analysis::diagnosis_heading(report),
-            report.diagnosis.message.c_str());
+    tell(kWho, std::string(analysis::diagnosis_heading(report)) + ": " + report.diagnosis.message);
   }
   if (parsed.serve) {
     return serve_page(page, parsed.open);
   }
   // Checked again just before writing: the profiles were read in between.
   if (overwrites_input(parsed.output, parsed.files, &input)) {
-    fprintf(stderr,
-            "coz plot: error: the page would overwrite its input %s; name the page with -o FILE\n",
-            input.c_str());
-    return kExitUsage;
+    return overwrite_error(input);
   }
   std::ofstream out(parsed.output, std::ios::binary | std::ios::trunc);
   out << page;
   out.close();
   if (!out) {
-    fprintf(stderr, "coz plot: error: cannot write %s; pick another place with -o FILE\n",
-            parsed.output.c_str());
-    return kExitUsage;
+    return fail(kWho, "cannot write " + parsed.output + "; pick another place with -o FILE",
+                kExitUsage);
   }
   printf("%s\n", parsed.output.c_str());
   if (parsed.open && !open_in_browser(parsed.output)) {
-    fprintf(stderr, "coz plot: could not start a browser (xdg-open); open %s yourself\n",
-            parsed.output.c_str());
+    tell(kWho, "could not start a browser (xdg-open); open " + parsed.output + " yourself");
   }
   return report.diagnosis.code.empty() ? 0 : 1;
 }

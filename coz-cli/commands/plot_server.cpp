@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "commands/plot.h"
+#include "common/command_line.h"
 
 extern char** environ;
 
@@ -167,8 +168,7 @@ bool open_in_browser(const std::string& target) {
 int serve_page(const std::string& html, bool open_browser) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    fprintf(stderr, "coz plot: error: cannot open a socket: %s\n", strerror(errno));
-    return 2;
+    return fail("coz plot", std::string("cannot open a socket: ") + strerror(errno), kExitUsage);
   }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -177,18 +177,17 @@ int serve_page(const std::string& html, bool open_browser) {
   socklen_t len = sizeof addr;
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 16) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    fprintf(stderr, "coz plot: error: cannot listen on 127.0.0.1: %s\n", strerror(errno));
+    int err = errno;
     close(fd);
-    return 2;
+    return fail("coz plot", std::string("cannot listen on 127.0.0.1: ") + strerror(err),
+                kExitUsage);
   }
   std::string url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/";
   printf("%s\n", url.c_str());
   fflush(stdout);
-  fprintf(stderr, "coz plot: serving the report at %s on this machine only; Ctrl-C stops\n",
-          url.c_str());
+  tell("coz plot", "serving the report at " + url + " on this machine only; Ctrl-C stops");
   if (open_browser && !open_in_browser(url)) {
-    fprintf(stderr, "coz plot: could not start a browser (xdg-open); open %s yourself\n",
-            url.c_str());
+    tell("coz plot", "could not start a browser (xdg-open); open " + url + " yourself");
   }
   // One thread per connection, so a slow client never blocks another.
   std::atomic<int> clients{0};
@@ -199,16 +198,16 @@ int serve_page(const std::string& html, bool open_browser) {
     if (client < 0) {
       if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK || errno == EFAULT ||
           errno == EOPNOTSUPP) {
-        fprintf(stderr, "coz plot: error: accept failed: %s\n", strerror(errno));
+        int err = errno;
         close(fd);
-        return 2;
+        return fail("coz plot", std::string("accept failed: ") + strerror(err), kExitUsage);
       }
       // Out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM), or a network error on
       // one connection: keep serving. Connections being answered close within seconds.
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
         if (!short_of_resources) {
-          fprintf(stderr, "coz plot: warning: cannot accept a connection (%s); retrying\n",
-                  strerror(errno));
+          tell("coz plot", std::string("warning: cannot accept a connection (") + strerror(errno) +
+                               "); retrying");
           short_of_resources = true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(25));

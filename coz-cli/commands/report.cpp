@@ -15,6 +15,7 @@
 #include "common/command_line.h"
 #include "common/profile_input.h"
 #include "output/report_output.h"
+#include "output/terminal_text.h"
 
 namespace coz::cli {
 namespace {
@@ -133,16 +134,18 @@ int report_command(const std::vector<std::string>& args) {
                                                                  : output::render_text(ctx);
   bool scalability = !report.scalability.empty();
   if (parsed.format != ReportArgs::Format::kText || !report.series.empty() || scalability) {
-    fputs(text.c_str(), stdout);
+    // The JSON escapes its own strings; the table and the CSV keep only their line feeds.
+    bool json = parsed.format == ReportArgs::Format::kJson;
+    fputs((json ? text : output::terminal_safe_lines(text)).c_str(), stdout);
   }
   if (!report.diagnosis.code.empty()) {
     // A load sweep of 0% experiments has no causal profile but does have its scalability table.
-    fprintf(stderr, "coz report: %s: %s\n", analysis::diagnosis_heading(report),
-            report.diagnosis.message.c_str());
+    tell("coz report",
+         std::string(analysis::diagnosis_heading(report)) + ": " + report.diagnosis.message);
     return scalability ? kExitOk : kExitNothingToShow;
   }
   if (report.series.empty()) {
-    fprintf(stderr, "coz report: nothing to show for that progress point and load level\n");
+    tell("coz report", "nothing to show for that progress point and load level");
     return kExitNothingToShow;
   }
   return kExitOk;

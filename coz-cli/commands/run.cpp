@@ -23,15 +23,14 @@
 #include "commands/run_summary.h"
 #include "commands/signal_relay.h"
 #include "commands/status_line.h"
+#include "common/command_line.h"
 #include "common/install_paths.h"
+#include "output/terminal_text.h"
 
 namespace coz::cli {
 namespace {
 
-int fail(const std::string& message, int status) {
-  fprintf(stderr, "coz run: error: %s\n", message.c_str());
-  return status;
-}
+const char* const kWho = "coz run";
 
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') {
@@ -172,27 +171,29 @@ int run_command(const std::vector<std::string>& args) {
   std::string looked_in;
   std::string runtime = find_runtime(&looked_in);
   if (runtime.empty()) {
-    return fail("cannot find the runtime libcoz.so (looked in " + looked_in +
+    return fail(kWho,
+                "cannot find the runtime libcoz.so (looked in " + looked_in +
                     "); reinstall, or set COZ_RUNTIME to its path",
                 kExitCannotProfile);
   }
   PreloadPath preload;
   if (!preload.prepare(runtime, &error)) {
-    return fail(error, kExitCannotProfile);
+    return fail(kWho, error, kExitCannotProfile);
   }
   Program program;
   if (!resolve_program(options.command[0], &program, &error)) {
-    return fail(error, errno == EACCES || error.find("not executable") != std::string::npos
-                           ? kExitNotExecutable
-                           : kExitNotFound);
+    return fail(kWho, error,
+                errno == EACCES || error.find("not executable") != std::string::npos
+                    ? kExitNotExecutable
+                    : kExitNotFound);
   }
   if (!check_preloadable(program, &error) || !check_debug_info(program, options.config, &error) ||
       !check_perf_event(&error)) {
-    return fail(error, kExitCannotProfile);
+    return fail(kWho, error, kExitCannotProfile);
   }
   std::string output = absolute(options.config.output);
   if (!check_output_writable(output, &error)) {
-    return fail(error, kExitCannotProfile);
+    return fail(kWho, error, kExitCannotProfile);
   }
 
   // One run, or a sweep: every load level (or none) times --runs, appended to one profile; or,
@@ -249,7 +250,7 @@ int run_command(const std::vector<std::string>& args) {
       off_t size_before = watch.size();
       pid_t child = start_program(options, program, preload.path(), output, load, &relay, &error);
       if (child < 0) {
-        return fail(error, kExitCannotProfile);
+        return fail(kWho, error, kExitCannotProfile);
       }
       status = 0;
       for (;;) {
@@ -259,7 +260,7 @@ int run_command(const std::vector<std::string>& args) {
           break;
         }
         if (got < 0 && errno != EINTR) {
-          return fail(std::string("lost track of the program: ") + strerror(errno),
+          return fail(kWho, std::string("lost track of the program: ") + strerror(errno),
                       kExitCannotProfile);
         }
         if (got == 0) {
@@ -341,10 +342,10 @@ int run_command(const std::vector<std::string>& args) {
   }
   status_line.close();
   if (!profile.empty() && file_size(profile) > first_size && !options.quiet) {
-    fputs(run_summary(profile, static_cast<uint64_t>(std::max<off_t>(first_size, 0)),
-                      static_cast<uint64_t>(getpid()))
-              .c_str(),
-          stderr);
+    std::string summary =
+        run_summary(profile, static_cast<uint64_t>(std::max<off_t>(first_size, 0)),
+                    static_cast<uint64_t>(getpid()));
+    fputs(output::terminal_safe_lines(summary).c_str(), stderr);
   }
   if (failed_status != 0) {
     status = failed_status;  // one failed run fails the whole command, as with make -k

@@ -7,6 +7,7 @@
 #include "analysis/causal_profile.h"
 #include "analysis/profile_data.h"
 #include "output/report_output.h"
+#include "output/terminal_text.h"
 
 namespace coz::cli {
 
@@ -39,7 +40,7 @@ RunProgress read_progress(const std::string& profile) {
   std::vector<size_t> ranks = output::ranks_in_groups(report);
   std::unordered_map<std::string, std::string> names = output::display_lines(report);
   const analysis::Series& best = report.series[0];
-  p.top = names.at(best.line) + " " + output::estimate_text(best.impact);
+  p.top = output::terminal_safe(names.at(best.line)) + " " + output::estimate_text(best.impact);
   p.separated = true;
   for (size_t first = 0; first < report.series.size();) {
     const analysis::Series& top = report.series[first];

@@ -110,17 +110,6 @@ std::string clean_line(std::string_view line) {
   return out;
 }
 
-// Control bytes of a name from the profile shown as '?', so stderr shows it as plain text.
-std::string printable(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      c = '?';
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 bool has_source_extension(const std::string& name) {
@@ -281,7 +270,8 @@ std::string Snippets::left_out_line() const {
   std::string line = "source not shown for " + std::to_string(left_out.size()) +
                      (left_out.size() == 1 ? " file: " : " files: ");
   for (size_t i = 0; i < left_out.size() && i < kNamed; i++) {
-    line += (i ? ", " : "") + printable(left_out[i].file) + " (" + left_out[i].reason + ")";
+    // Names from the profile: the line goes out through tell(), which escapes them.
+    line += (i ? ", " : "") + left_out[i].file + " (" + left_out[i].reason + ")";
   }
   if (left_out.size() > kNamed) {
     line += ", and " + std::to_string(left_out.size() - kNamed) + " more";

@@ -27,8 +27,9 @@ struct Snippets {
   std::string json;  // {"file": {"12": "text", ...}, ...}
   std::vector<LeftOut> left_out;
   std::string left_out_json() const;  // [{"file": ..., "reason": ...}]
-  std::string left_out_line()
-      const;  // "source not shown for 2 files: a (why), b (why)"; "" for none
+  // "source not shown for 2 files: a (why), b (why)"; "" for none. The names are the profile's:
+  // print the line with tell() (common/command_line.h), which escapes them.
+  std::string left_out_line() const;
 };
 
 // Reads one file the profile names into `text`; false with `reason` when it may not be read.

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common/man_page.h"
+#include "output/terminal_text.h"
 
 #ifndef COZ_VERSION
 #define COZ_VERSION "unknown"
@@ -153,6 +154,15 @@ int usage_error(const CLI::App& app, const std::string& error) {
   fprintf(stderr, "%s: error: %s; see %s --help\n", app.get_name().c_str(), error.c_str(),
           app.get_name().c_str());
   return kExitUsage;
+}
+
+void tell(const std::string& who, const std::string& text) {
+  fprintf(stderr, "%s: %s\n", who.c_str(), output::terminal_safe(text).c_str());
+}
+
+int fail(const std::string& who, const std::string& message, int status) {
+  tell(who, "error: " + message);
+  return status;
 }
 
 int act_on_parse(const CLI::App& app, Parsed parsed, const std::string& error) {

@@ -47,6 +47,12 @@ std::string man_page(const CLI::App& app);
 // Prints "coz <command>: error: <error>; see coz <command> --help" and returns kExitUsage.
 int usage_error(const CLI::App& app, const std::string& error);
 
+// The other lines the commands print on stderr, one line each, with control characters escaped
+// (a profile's names may be in them): "<who>: <text>"; and "<who>: error: <message>", which
+// returns `status` (the message says what to do).
+void tell(const std::string& who, const std::string& text);
+int fail(const std::string& who, const std::string& message, int status);
+
 // What follows a parse: -1 to go on (kOk); the help, or the man page, on stdout and kExitOk;
 // usage_error(app, error) after an error.
 int act_on_parse(const CLI::App& app, Parsed parsed, const std::string& error);

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "analysis/profile_data.h"
+#include "common/command_line.h"
 
 namespace coz::cli {
 
@@ -16,10 +17,9 @@ bool read_profiles(const std::vector<std::string>& files, const char* who,
   for (const std::string& f : files) {
     if (!data->read(f, &error)) {
       if (access(f.c_str(), F_OK) != 0 && errno == ENOENT) {
-        fprintf(stderr, "%s: error: %s; write one with coz run -o %s --- PROGRAM\n", who,
-                error.c_str(), f.c_str());
+        fail(who, error + "; write one with coz run -o " + f + " --- PROGRAM", kExitUsage);
       } else {
-        fprintf(stderr, "%s: error: %s\n", who, error.c_str());
+        fail(who, error, kExitUsage);
       }
       return false;
     }
@@ -28,20 +28,15 @@ bool read_profiles(const std::vector<std::string>& files, const char* who,
   for (const analysis::InputFile& in : data->inputs()) {
     for (const ParseError& e : in.errors) {
       if (total++ < 10) {
-        // The message may quote the profile: its control bytes are shown as '?', never sent to the
-        // terminal.
-        std::string message = e.message;
-        for (char& c : message) {
-          c = static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
-        }
-        fprintf(stderr, "%s: warning: %s:%zu: %s\n", who, e.file.c_str(), e.line, message.c_str());
+        // The message may quote the profile: tell() escapes its control characters.
+        tell(who, "warning: " + e.file + ":" + std::to_string(e.line) + ": " + e.message);
         shown++;
       }
     }
     total += in.errors_left_out;
   }
   if (total > shown) {
-    fprintf(stderr, "%s: warning: %zu more malformed lines skipped\n", who, total - shown);
+    tell(who, "warning: " + std::to_string(total - shown) + " more malformed lines skipped");
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include "analysis/location.h"
 #include "output/json_writer.h"
 #include "output/report_output.h"
+#include "output/terminal_text.h"
 
 namespace coz::output {
 namespace {
@@ -223,9 +224,9 @@ std::string render_csv(const RenderContext& ctx) {
       "contention,phase_factor,line_speedup,program_speedup,low,high,uncorrected,experiments,"
       "visits,"
       "duration_ns,value_ns,display\n";
-  auto quoted = [](const std::string& s) {
+  auto quoted = [](const std::string& name) {
     std::string q = "\"";
-    for (char c : s) {
+    for (char c : terminal_safe(name)) {  // names come from the profile
       q += c == '"' ? std::string("\"\"") : std::string(1, c);
     }
     return q + "\"";

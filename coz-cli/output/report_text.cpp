@@ -9,6 +9,7 @@
 
 #include "analysis/statistics.h"
 #include "output/report_output.h"
+#include "output/terminal_text.h"
 
 namespace coz::output {
 namespace {
@@ -38,8 +39,9 @@ std::string percent(double v) {
 }
 
 std::string family_title(const analysis::Series& s) {
-  return "\"" + s.point + "\" (" + (s.kind == PointKind::kThroughput ? "throughput" : "latency") +
-         "), load " + s.level.label();
+  return "\"" + terminal_safe(s.point) + "\" (" +
+         (s.kind == PointKind::kThroughput ? "throughput" : "latency") + "), load " +
+         s.level.label();
 }
 
 std::string rate(double per_s) {
@@ -196,7 +198,8 @@ void overview_table(std::string* out, const RenderContext& ctx,
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
     if (ranks[i] == 1) {
-      headers.push_back("\"" + s.point + "\"" + (s.kind == PointKind::kLatency ? " latency" : "") +
+      headers.push_back("\"" + terminal_safe(s.point) + "\"" +
+                        (s.kind == PointKind::kLatency ? " latency" : "") +
                         (loads.size() > 1 ? " " + s.level.label() : ""));
     }
     group_of[i] = headers.size() - 1;
@@ -301,7 +304,7 @@ void scalability_table(std::string* out, const analysis::Report& r) {
   int conf = static_cast<int>(std::lround(r.options.confidence * 100));
   std::string last;
   for (const analysis::ScalabilityRow& row : r.scalability) {
-    std::string title = "\"" + row.point + "\"";
+    std::string title = "\"" + terminal_safe(row.point) + "\"";
     if (title != last) {
       appendf(out, "\nscalability of %s (0%% experiments of every line):\n", title.c_str());
       appendf(out, "  %-16s %8s %-30s %9s %-12s %5s\n", "load", "achieved",
@@ -353,10 +356,13 @@ std::string render_text(const RenderContext& ctx) {
   }
   out += wrap(summary, prose);
   for (const std::string& w : ctx.data.warnings()) {
-    out += wrap("warning: " + w, prose);
+    out += wrap("warning: " + terminal_safe(w), prose);
   }
   std::vector<size_t> ranks = ranks_in_groups(r);
   std::unordered_map<std::string, std::string> names = display_lines(r);
+  for (auto& [line, name] : names) {
+    name = terminal_safe(name);  // names come from the profile
+  }
   size_t groups = static_cast<size_t>(std::count(ranks.begin(), ranks.end(), size_t{1}));
   if (groups > 1 && !ctx.each_point) {
     overview_table(&out, ctx, names, ranks);

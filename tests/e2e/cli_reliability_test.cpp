@@ -200,5 +200,37 @@ TEST(CozRunOutput, ProfileRemovedDuringTheRunIsSavedAndNamed) {
   EXPECT_FALSE(records_of(saved, RecordKind::kRuntime).empty()) << err;
 }
 
+// A hostile profile's names hold escape sequences (a window title, clear screen, colours, C1
+// CSI): the table, the CSV and every message on stderr show them escaped (issue 24, finding 12).
+TEST(CozReport, NamesFromTheProfileNeverReachTheTerminalAsControls) {
+  TempDir dir;
+  std::string point = "\x1b[31mred\x1b[0m";
+  std::string file =
+      "\x1b]0;pwned\x07\xc2\x9b"
+      "2Jevil.c";
+  std::string profile = "startup\ttime=1\tformat=1\tpid=1\tsampling-period=1000000\n";
+  for (const char* speedup : {"0.00", "0.10", "0.20", "0.50", "1.00", "0.00", "0.10"}) {
+    profile += std::string("experiment\tselected=") + file + ":12\tspeedup=" + speedup +
+               "\tduration=1000000000\tselected-samples=100\n" + "throughput-point\tname=" + point +
+               "\tdelta=1000\n";
+  }
+  profile += "runtime\ttime=5000000000\nbogus \x1b[2J record\n";
+  std::ofstream(dir.file("h.coz"), std::ios::binary) << profile;
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"report"}, std::vector<std::string>{"report", "--csv"}}) {
+    args.insert(args.begin(), COZ_TEST_CLI);
+    args.push_back(dir.file("h.coz"));
+    auto r = run_process(args);
+    for (const std::string& text : {r.out, r.err}) {
+      for (char c : std::string("\x1b\x07")) {
+        EXPECT_EQ(text.find(c), std::string::npos) << args[1] << ": " << text;
+      }
+      EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos) << text;
+    }
+    EXPECT_NE(r.out.find("\\x1b[31mred"), std::string::npos) << "shown escaped: " << r.out;
+    EXPECT_NE(r.err.find("h.coz:17"), std::string::npos) << "the bad line reported: " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace coz
