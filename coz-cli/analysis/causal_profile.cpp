@@ -18,7 +18,7 @@ namespace {
 struct SeriesKey {
   std::string line;
   std::string point;
-  PointKind kind;
+  PointMetric kind;
   LoadLevel level;
   bool operator<(const SeriesKey& o) const {
     if (line != o.line)
@@ -84,12 +84,12 @@ std::map<std::string, double> phase_factors(const ProfileData& data) {
 // least-squares slope of each experiment's own progress rate (visits per ns, or the inverse of
 // its mean latency) against its line speedup, compared with the slopes after shuffling the
 // speedups among the experiments. Exact under that null for any number of experiments.
-double slope_permutation_p(PointKind kind, const std::vector<Observation>& obs, size_t rounds,
+double slope_permutation_p(PointMetric kind, const std::vector<Observation>& obs, size_t rounds,
                            Rng* rng) {
   std::vector<double> xs, rates;
   for (const Observation& o : obs) {
-    double denominator = kind == PointKind::kThroughput ? o.duration_ns : o.in_flight_ns;
-    if (denominator > 0 && (kind == PointKind::kThroughput || o.visits > 0)) {
+    double denominator = kind == PointMetric::kThroughput ? o.duration_ns : o.in_flight_ns;
+    if (denominator > 0 && (kind == PointMetric::kThroughput || o.visits > 0)) {
       xs.push_back(o.speedup);
       rates.push_back(o.visits / denominator);
     }
@@ -162,7 +162,7 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
     return;
   }
   s->p_value = slope_permutation_p(s->kind, obs, o.bootstrap, &rng);
-  const bool tput = s->kind == PointKind::kThroughput;
+  const bool tput = s->kind == PointMetric::kThroughput;
   auto cost = [tput](const Observation& e) { return tput ? e.duration_ns : e.in_flight_ns; };
   std::vector<double> mean(groups.size());
   for (size_t g = 0; g < groups.size(); g++) {
@@ -213,7 +213,7 @@ void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector
     }
     for (size_t k = 0; k < s->curve.size(); k++) {
       size_t g = group_at[k];
-      double y = (1 - cost_sum[g] / groups[g].visits / base) * s->phase_factor;
+      double y = program_speedup(cost_sum[g] / groups[g].visits, base) * s->phase_factor;
       at[k].push_back(y);
       curve.push_back(XY{s->curve[k].line_speedup, k == 0 ? 0 : y});
     }
@@ -343,7 +343,7 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
       p.visits = g.visits;
       p.duration_ns = g.duration_ns;
       p.value_ns = g.value_ns(key.kind);
-      p.uncorrected = 1 - p.value_ns / groups[0].value_ns(key.kind);
+      p.uncorrected = program_speedup(p.value_ns, groups[0].value_ns(key.kind));
       p.program_speedup.value = p.uncorrected * s.phase_factor;
       corrected.push_back(XY{p.line_speedup, p.program_speedup.value});
       s.max_speedup = std::max(s.max_speedup, p.program_speedup.value);

@@ -50,7 +50,7 @@ struct Prediction {
 struct Series {
   std::string line;
   std::string point;
-  PointKind kind = PointKind::kThroughput;
+  PointMetric kind = PointMetric::kThroughput;
   LoadLevel level;
   std::vector<CurvePoint> curve;  // by line speedup; the first is the 0% baseline
   // The curve fitted through the points (statistics.h fit_curve) at kPredictedSpeedups up to the
@@ -69,7 +69,7 @@ struct Series {
 
 struct ScalabilityRow {
   std::string point;
-  PointKind kind = PointKind::kThroughput;
+  PointMetric kind = PointMetric::kThroughput;
   LoadLevel level;
   double achieved_load = -1;  // duration-weighted mean of the experiments' `load`; -1 if none
   size_t experiments = 0;
@@ -87,7 +87,7 @@ struct Diagnosis {
 
 struct ProgressPointInfo {
   std::string name;
-  PointKind kind = PointKind::kThroughput;
+  PointMetric kind = PointMetric::kThroughput;
   double visits = 0;
 };
 

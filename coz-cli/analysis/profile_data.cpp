@@ -225,7 +225,7 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       if (r.kind == RecordKind::kThroughputPoint) {
         counts_ok = whole(r, vocab::key::kDelta, kMaxRecordCount, 0, &p.visits);
       } else {
-        p.kind = PointKind::kLatency;
+        p.kind = PointMetric::kLatency;
         double raw_difference = r.real(vocab::key::kDifference, 0);
         // Coz 0.2 logs END-before-BEGIN as an unsigned wrap-around (18446744073709551615-style).
         wrapped = !r.find(vocab::key::kInFlightNs) && raw_difference >= kWrappedCount &&
@@ -249,7 +249,7 @@ void ProfileData::add_record(const Record& r, FileState* st) {
         }
         break;
       }
-      if (p.kind == PointKind::kLatency && !r.find(vocab::key::kInFlightNs)) {
+      if (p.kind == PointMetric::kLatency && !r.find(vocab::key::kInFlightNs)) {
         // Coz logs only the number in flight at the end: assume it held all experiment long.
         p.in_flight_ns = difference * open.duration_ns;
       }

@@ -25,12 +25,14 @@ struct LoadLevel {
   std::string label() const;  // "1x", "2.5x", "+750us/arrival"
 };
 
-enum class PointKind { kThroughput, kLatency };
+// What a progress point measures in a profile (its record type: throughput-point or
+// latency-point). Not the runtime's counter kinds (runtime/progress_points.h).
+enum class PointMetric { kThroughput, kLatency };
 
 // One progress point's counts in one experiment.
 struct PointCounts {
   std::string name;
-  PointKind kind = PointKind::kThroughput;
+  PointMetric kind = PointMetric::kThroughput;
   double visits = 0;        // throughput visits, or latency arrivals
   double departures = 0;    // latency only
   double in_flight_ns = 0;  // latency only: time integral of requests in flight

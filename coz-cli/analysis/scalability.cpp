@@ -40,7 +40,7 @@ std::vector<ScalabilityRow> scalability_table(const ProfileData& data,
   for (const auto& [key, cell] : cells) {
     ScalabilityRow row;
     row.point = std::get<0>(key);
-    row.kind = static_cast<PointKind>(std::get<1>(key));
+    row.kind = static_cast<PointMetric>(std::get<1>(key));
     row.level = std::get<2>(key);
     row.experiments = cell.obs.size();
     row.runs = cell.runs.size();
@@ -50,7 +50,7 @@ std::vector<ScalabilityRow> scalability_table(const ProfileData& data,
     Group all = group_by_speedup(cell.obs, nullptr)[0];
     row.throughput_per_s.value = all.duration_ns > 0 ? all.visits / all.duration_ns * 1e9 : 0;
     row.latency_ns.value =
-        row.kind == PointKind::kLatency ? std::max(0.0, all.value_ns(row.kind)) : 0;
+        row.kind == PointMetric::kLatency ? std::max(0.0, all.value_ns(row.kind)) : 0;
     if (options.bootstrap > 0 && cell.obs.size() >= 2) {
       std::vector<double> tput, lat;
       std::vector<size_t> pick(cell.obs.size());
@@ -62,7 +62,7 @@ std::vector<ScalabilityRow> scalability_table(const ProfileData& data,
         if (g.duration_ns > 0) {
           tput.push_back(g.visits / g.duration_ns * 1e9);
         }
-        if (row.kind == PointKind::kLatency && g.value_ns(row.kind) >= 0) {
+        if (row.kind == PointMetric::kLatency && g.value_ns(row.kind) >= 0) {
           lat.push_back(g.value_ns(row.kind));
         }
       }

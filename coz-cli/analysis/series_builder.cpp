@@ -13,11 +13,11 @@ void Group::add(const Observation& o) {
   in_flight_ns += o.in_flight_ns;
 }
 
-double Group::value_ns(PointKind kind) const {
+double Group::value_ns(PointMetric kind) const {
   if (visits <= 0 || duration_ns <= 0) {
     return -1;
   }
-  return kind == PointKind::kThroughput ? duration_ns / visits : in_flight_ns / visits;
+  return kind == PointMetric::kThroughput ? duration_ns / visits : in_flight_ns / visits;
 }
 
 long speedup_key(double speedup) {
@@ -50,7 +50,7 @@ std::vector<Group> group_by_speedup(const std::vector<Observation>& obs,
   return groups;
 }
 
-bool speedup_curve(const std::vector<Group>& groups, PointKind kind, double factor,
+bool speedup_curve(const std::vector<Group>& groups, PointMetric kind, double factor,
                    std::vector<XY>* out) {
   out->clear();
   if (groups.empty() || groups[0].key != 0) {
@@ -64,8 +64,7 @@ bool speedup_curve(const std::vector<Group>& groups, PointKind kind, double fact
   for (size_t i = 1; i < groups.size(); i++) {
     double v = groups[i].value_ns(kind);
     if (v >= 0) {
-      // A shorter period, or a lower latency, is a positive program speedup.
-      out->push_back(XY{groups[i].speedup, (1 - v / base) * factor});
+      out->push_back(XY{groups[i].speedup, program_speedup(v, base) * factor});
     }
   }
   return true;

@@ -30,10 +30,16 @@ struct Group {
 
   void add(const Observation& o);
   // Period per visit (throughput) or mean latency by Little's law; negative when undefined.
-  double value_ns(PointKind kind) const;
+  double value_ns(PointMetric kind) const;
 };
 
 long speedup_key(double speedup);
+
+// The program speedup of a visit period (or latency) `value_ns` against the 0% baseline's
+// `baseline_ns`: a shorter period, or a lower latency, is a positive speedup.
+inline double program_speedup(double value_ns, double baseline_ns) {
+  return 1 - value_ns / baseline_ns;
+}
 
 // Sums observations per speedup, sorted by speedup. `pick` selects (with repetition) which
 // observations to use; null means all of them once.
@@ -42,7 +48,7 @@ std::vector<Group> group_by_speedup(const std::vector<Observation>& obs,
 
 // Program speedup at each valid group, (0, 0) first, each y multiplied by `factor`. False when
 // there is no valid 0% baseline.
-bool speedup_curve(const std::vector<Group>& groups, PointKind kind, double factor,
+bool speedup_curve(const std::vector<Group>& groups, PointMetric kind, double factor,
                    std::vector<XY>* out);
 
 }  // namespace coz::analysis

@@ -19,6 +19,7 @@
 #include "common/command_line.h"
 #include "common/install_paths.h"
 #include "common/profile_input.h"
+#include "config/run_config.h"
 #include "output/html_page.h"
 #include "output/report_output.h"
 
@@ -134,7 +135,7 @@ int plot_command(const std::vector<std::string>& args) {
     return status;
   }
   if (parsed.files.empty()) {
-    parsed.files.push_back("profile.coz");
+    parsed.files.push_back(kDefaultProfile);
   }
   if (parsed.output.empty()) {
     parsed.output = default_output(parsed.files[0]);

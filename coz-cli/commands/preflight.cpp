@@ -127,7 +127,7 @@ bool check_debug_info(const Program& program, const RunConfig& options, std::str
   // Only the default binary scope (the executable itself) can be checked before the run.
   if (program.kind != ProgramKind::kDynamicElf ||
       !(options.binary_scope.empty() ||
-        (options.binary_scope.size() == 1 && options.binary_scope[0] == "MAIN"))) {
+        (options.binary_scope.size() == 1 && options.binary_scope[0] == kMainBinary))) {
     return true;
   }
   Scope scope(options.binary_scope, options.source_scope, options.include_system);

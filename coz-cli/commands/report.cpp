@@ -14,6 +14,7 @@
 #include "common/analysis_options.h"
 #include "common/command_line.h"
 #include "common/profile_input.h"
+#include "config/run_config.h"
 #include "output/report_output.h"
 #include "output/terminal_text.h"
 
@@ -116,7 +117,7 @@ int report_command(const std::vector<std::string>& args) {
     return status;
   }
   if (parsed.files.empty()) {
-    parsed.files.push_back("profile.coz");
+    parsed.files.push_back(kDefaultProfile);
   }
   analysis::ProfileData data;
   if (!read_profiles(parsed.files, "coz report", &data)) {

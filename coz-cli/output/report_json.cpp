@@ -13,10 +13,10 @@ namespace coz::output {
 namespace {
 
 using analysis::Estimate;
-using analysis::PointKind;
+using analysis::PointMetric;
 
-const char* kind_name(PointKind k) {
-  return k == PointKind::kThroughput ? "throughput" : "latency";
+const char* kind_name(PointMetric k) {
+  return k == PointMetric::kThroughput ? "throughput" : "latency";
 }
 
 void estimate(JsonWriter* w, std::string_view key, const Estimate& e) {
@@ -176,7 +176,7 @@ std::string render_json(const RenderContext& ctx) {
           .value("experiments", p.experiments)
           .value("visits", p.visits)
           .value("duration_ns", p.duration_ns)
-          .value(s.kind == PointKind::kThroughput ? "period_ns" : "latency_ns", p.value_ns)
+          .value(s.kind == PointMetric::kThroughput ? "period_ns" : "latency_ns", p.value_ns)
           .end_object();
     }
     w.end_array();
@@ -205,7 +205,7 @@ std::string render_json(const RenderContext& ctx) {
     }
     w.value("experiments", row.experiments).value("runs", row.runs);
     estimate(&w, "throughput_per_s", row.throughput_per_s);
-    if (row.kind == PointKind::kLatency) {
+    if (row.kind == PointMetric::kLatency) {
       estimate(&w, "latency_ns", row.latency_ns);
     } else {
       w.null("latency_ns");

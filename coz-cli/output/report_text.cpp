@@ -14,7 +14,7 @@
 namespace coz::output {
 namespace {
 
-using analysis::PointKind;
+using analysis::PointMetric;
 
 void appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void appendf(std::string* out, const char* fmt, ...) {
@@ -40,7 +40,7 @@ std::string percent(double v) {
 
 std::string family_title(const analysis::Series& s) {
   return "\"" + terminal_safe(s.point) + "\" (" +
-         (s.kind == PointKind::kThroughput ? "throughput" : "latency") + "), load " +
+         (s.kind == PointMetric::kThroughput ? "throughput" : "latency") + "), load " +
          s.level.label();
 }
 
@@ -199,7 +199,7 @@ void overview_table(std::string* out, const RenderContext& ctx,
     const analysis::Series& s = r.series[i];
     if (ranks[i] == 1) {
       headers.push_back("\"" + terminal_safe(s.point) + "\"" +
-                        (s.kind == PointKind::kLatency ? " latency" : "") +
+                        (s.kind == PointMetric::kLatency ? " latency" : "") +
                         (loads.size() > 1 ? " " + s.level.label() : ""));
     }
     group_of[i] = headers.size() - 1;
@@ -322,7 +322,7 @@ void scalability_table(std::string* out, const analysis::Report& r) {
     }
     char rel[16];
     snprintf(rel, sizeof rel, "%.2f", row.relative_throughput);
-    std::string latency = row.kind == PointKind::kLatency ? duration(row.latency_ns.value) : "-";
+    std::string latency = row.kind == PointMetric::kLatency ? duration(row.latency_ns.value) : "-";
     appendf(out, "  %-16s %8s %-30s %9s %-12s %5zu\n", row.level.label().c_str(), achieved,
             tput.c_str(), rel, latency.c_str(), row.experiments);
   }

@@ -177,7 +177,8 @@ const std::vector<ConfigOption>& run_config_options() {
                 ? std::string() : format_duration_ns(c.sampling_period_ns); }},
   {"--experiment-length", "COZ_EXPERIMENT_LENGTH", OptionSource::kFlag, "T",
    "first experiment length: 500ms (default); doubles while an experiment sees fewer than 5 "
-   "progress-point visits", false,
+   "progress-point visits, and halves, down to 100ms, while every point visited gets more than "
+   "100", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      if (!parse_duration_in(t, 1000000, 3600000000000ull, &c->experiment_length_ns)) {
        *why = "must be a duration from 1ms to 1h (for example 500ms)"; return false; }

@@ -28,9 +28,10 @@ inline constexpr uint64_t kDefaultSamplingPeriodNs = 1000000;      // 1 ms of th
 inline constexpr uint64_t kDefaultExperimentLengthNs = 500000000;  // the first experiment's length
 inline constexpr double kDefaultZeroSpeedupShare = 0.5;
 inline constexpr int kDefaultSpeedupStep = 5;  // speedups drawn from 5, 10, ..., 100
+inline constexpr const char* kDefaultProfile = "profile.coz";  // coz run writes, report reads
 
 struct RunConfig {
-  std::string output = "profile.coz";
+  std::string output = kDefaultProfile;
   std::vector<std::string> binary_scope;  // empty: MAIN
   std::vector<std::string> source_scope;  // empty: everything but system and toolchain files
   bool include_system = false;            // system and toolchain files in source scope too

@@ -60,7 +60,7 @@ Scope::Scope(std::vector<std::string> binary_patterns, std::vector<std::string> 
       include_system_(include_system),
       system_roots_(std::move(system_roots)) {
   if (binary_.empty()) {
-    binary_.push_back("MAIN");
+    binary_.emplace_back(kMainBinary);
   }
   if (source_.empty()) {
     source_.push_back("%");
@@ -115,7 +115,7 @@ bool Scope::is_system_source(std::string_view file) const {
 
 bool Scope::includes_binary(std::string_view path, bool is_main) const {
   for (const std::string& p : binary_) {
-    if (p == "MAIN" && is_main) {
+    if (p == kMainBinary && is_main) {
       return true;
     }
   }

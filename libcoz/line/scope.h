@@ -14,6 +14,9 @@
 
 namespace coz {
 
+// The binary-scope keyword for the main executable.
+inline constexpr std::string_view kMainBinary = "MAIN";
+
 // True when `text` matches `pattern` in full.
 bool pattern_matches(std::string_view pattern, std::string_view text);
 

@@ -144,7 +144,7 @@ TEST_F(Golden, LatencyByLittlesLawLowerIsPositive) {
   const Series* req = find(r, "/src/l.c:7", "req");
   const Series* served = find(r, "/src/l.c:7", "served");
   ASSERT_TRUE(req && served);
-  EXPECT_EQ(req->kind, PointKind::kLatency);
+  EXPECT_EQ(req->kind, PointMetric::kLatency);
   EXPECT_NEAR(req->curve[0].value_ns, 2e6, 1);  // in-flight-ns / arrivals
   expect_curve(*req, {{0, 0}, {0.2, 0.1}, {0.4, 0.2}, {0.6, 0.3}, {0.8, 0.4}});
   expect_curve(*served, {{0, 0}, {0.2, 0}, {0.4, 0}, {0.6, 0}, {0.8, 0}});
@@ -165,7 +165,7 @@ TEST_F(Golden, LoadSweepGivesAScalabilityTable) {
     EXPECT_NEAR(row.throughput_per_s.value, two ? 2000 : 1000, 1e-6) << row.point;
     EXPECT_NEAR(row.relative_throughput, two ? 2 : 1, 1e-9) << row.point;
     EXPECT_NEAR(row.achieved_load, two ? 1.96 : 1.0, 1e-9);
-    if (row.kind == PointKind::kLatency) {
+    if (row.kind == PointMetric::kLatency) {
       EXPECT_NEAR(row.latency_ns.value, two ? 3e6 : 1e6, 1e-3);
     }
   }
