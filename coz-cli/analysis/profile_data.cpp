@@ -47,11 +47,21 @@ Run& ProfileData::current_run(const std::string& file) {
   return runs_.back();
 }
 
-bool ProfileData::read(const std::string& path, std::string* error) {
+bool ProfileData::read(const std::string& path, std::string* error,
+                       const std::function<void(const Record&)>& also) {
   return read_input(
       path,
       [&](const auto& on_record, const auto& on_error, std::string* why) {
-        return read_profile_records(path, on_record, on_error, why);
+        if (!also) {
+          return read_profile_records(path, on_record, on_error, why);
+        }
+        return read_profile_records(
+            path,
+            [&](Record&& r) {
+              also(r);
+              on_record(std::move(r));
+            },
+            on_error, why);
       },
       error);
 }

@@ -78,9 +78,11 @@ inline constexpr double kMaxLoad = 1e6;  // load targets and achieved loads
 
 class ProfileData {
  public:
-  // Reads one file and merges it in, record by record (the records are not all held at once).
-  // Returns false (and sets `error`) when it cannot be read or passes the reader's bounds.
-  bool read(const std::string& path, std::string* error);
+  // Reads one file and merges it in, record by record (the records are not all held at once),
+  // showing each record to `also` first when given. Returns false (and sets `error`) when it
+  // cannot be read or passes the reader's bounds.
+  bool read(const std::string& path, std::string* error,
+            const std::function<void(const Record&)>& also = {});
   // The same for a profile in memory, `name` standing for its path (the viewer's reader).
   bool read_text(const std::string& name, std::string_view text, std::string* error);
   // Merges already-parsed records (tests, and `coz run`'s summary).

@@ -8,20 +8,51 @@
 #include "analysis/profile_data.h"
 #include "output/report_output.h"
 #include "output/terminal_text.h"
+#include "record/vocabulary.h"
 
 namespace coz::cli {
 
-RunProgress read_progress(const std::string& profile) {
-  RunProgress p;
-  analysis::ProfileData data;
-  std::string error;
-  if (!data.read(profile, &error)) {
-    return p;
-  }
+analysis::Report quick_report(const analysis::ProfileData& data) {
   analysis::AnalysisOptions options;
   options.bootstrap = 200;  // enough for a status; `coz report` uses 1000
   analysis::Report report = analysis::analyse(data, options);
   analysis::rank_in_groups(&report.series, analysis::SortOrder::kImpact);
+  return report;
+}
+
+RunProgress read_progress(const std::string& profile) {
+  analysis::ProfileData data;
+  std::string error;
+  if (!data.read(profile, &error)) {
+    return {};
+  }
+  return progress_of(quick_report(data));
+}
+
+ProfileReading read_after_run(const std::string& profile, size_t skip_records, uint64_t run_id) {
+  ProfileReading reading;
+  analysis::ProfileData data;
+  size_t index = 0;
+  reading.readable = data.read(profile, &reading.error, [&](const Record& r) {
+    reading.this_run += index++ >= skip_records && r.kind == RecordKind::kExperiment &&
+                        r.u64(vocab::key::kRun) == run_id;
+  });
+  if (reading.readable) {
+    reading.report = quick_report(data);
+    reading.progress = progress_of(reading.report);
+  }
+  return reading;
+}
+
+size_t count_records(const std::string& profile) {
+  size_t n = 0;
+  read_profile_records(
+      profile, [&](Record&&) { n++; }, [](ParseError&&) {}, nullptr);
+  return n;
+}
+
+RunProgress progress_of(const analysis::Report& report) {
+  RunProgress p;
   p.readable = true;
   p.experiments = report.experiments;
   p.lines_tested = report.lines_tested;

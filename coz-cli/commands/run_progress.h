@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+
+#include "analysis/causal_profile.h"
 
 namespace coz::cli {
 
@@ -21,8 +24,26 @@ struct RunProgress {
   std::string hopeless;
 };
 
-// Reads and analyses `profile` (a quick bootstrap: this runs a few times a minute).
+// The profile's report with a quick bootstrap (200 replicates; this runs a few times a minute),
+// ranked by impact.
+analysis::Report quick_report(const analysis::ProfileData& data);
+// Where the profile stands, from its quick report.
+RunProgress progress_of(const analysis::Report& report);
+// Reads and analyses `profile` (the live status line).
 RunProgress read_progress(const std::string& profile);
+
+// One reading of the profile after a run: its quick report, where it stands, and the experiments
+// of this coz (`run_id`) in the records after the first `skip_records` (those it held before).
+struct ProfileReading {
+  bool readable = false;
+  std::string error;
+  analysis::Report report;
+  RunProgress progress;
+  size_t this_run = 0;
+};
+ProfileReading read_after_run(const std::string& profile, size_t skip_records, uint64_t run_id);
+// The records in `profile` (0 when it cannot be read).
+size_t count_records(const std::string& profile);
 
 // Whole seconds as "42s" or "3m05s".
 std::string format_seconds(int seconds);

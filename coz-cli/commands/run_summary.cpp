@@ -4,30 +4,10 @@
 #include <cstdio>
 #include <set>
 
-#include "analysis/causal_profile.h"
-#include "analysis/profile_data.h"
-#include "record/vocabulary.h"
-
 namespace coz::cli {
 
-std::string run_summary(const std::string& profile, uint64_t offset, uint64_t run_id) {
-  analysis::ProfileData data;
-  std::string error;
-  if (!data.read(profile, &error)) {
-    return "coz: the profile " + profile + " could not be read back: " + error + "\n";
-  }
-  // Experiments this run wrote: in the part of the file appended since `offset`, those marked
-  // with this coz's run id (other coz processes may append to the same file meanwhile).
-  size_t this_run = 0;
-  read_profile_records(
-      profile,
-      [&](Record&& r) {
-        this_run += r.kind == RecordKind::kExperiment && r.u64(vocab::key::kRun) == run_id;
-      },
-      [](ParseError&&) {}, nullptr, offset);
-  analysis::AnalysisOptions options;
-  options.bootstrap = 0;  // counts only
-  analysis::Report report = analysis::analyse(data, options);
+std::string run_summary(const std::string& profile, const analysis::Report& report,
+                        size_t this_run) {
   std::set<std::string> lines;
   for (const analysis::Series& s : report.series) {
     lines.insert(s.line);

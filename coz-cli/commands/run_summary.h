@@ -1,13 +1,16 @@
 // The short summary `coz run` prints at exit.
 #pragma once
 
-#include <cstdint>
+#include <cstddef>
 #include <string>
+
+#include "analysis/causal_profile.h"
 
 namespace coz::cli {
 
-// Two lines for the end of `coz run`: experiments this run wrote (the profile from byte `offset`
-// on), lines with usable data in the whole profile, and what to do when there are none.
-std::string run_summary(const std::string& profile, uint64_t offset, uint64_t run_id);
+// Two lines for the end of `coz run`: the experiments this coz wrote (`this_run`) and in all,
+// the lines with usable data in the whole profile (`report`), and what to do when there are none.
+std::string run_summary(const std::string& profile, const analysis::Report& report,
+                        size_t this_run);
 
 }  // namespace coz::cli
