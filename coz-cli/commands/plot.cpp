@@ -163,7 +163,8 @@ int plot_command(const std::vector<std::string>& args) {
   }
   analysis::Report report = analysis::analyse(data, parsed.analysis);
   output::PageData page_data;
-  page_data.report_json = output::page_report_json(&report, data);
+  analysis::rank_in_groups(&report.series, analysis::SortOrder::kImpact);
+  page_data.report_json = output::page_report_json(report, data);
   page_data.sources_json = "{}";
   page_data.left_out_json = "[]";
   page_data.min_points = parsed.min_points;

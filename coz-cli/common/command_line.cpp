@@ -18,24 +18,6 @@ namespace {
 constexpr size_t kWidth = 80;
 constexpr size_t kNameColumn = 30;
 
-// Wraps `text` at spaces to lines of at most `width` characters, joined by '\n' (CLI11 indents
-// each continuation line to the description column).
-std::string wrap(const std::string& text, size_t width) {
-  std::string out, line;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t space = text.find(' ', start);
-    std::string word = text.substr(start, space == std::string::npos ? space : space - start);
-    start = space == std::string::npos ? text.size() : space + 1;
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  return out + line;
-}
-
 // Help as `coz` prints it: the usage line, the description, the options with their
 // descriptions wrapped to 80 columns, and the footer.
 class WrappingFormatter : public CLI::Formatter {
@@ -44,14 +26,14 @@ class WrappingFormatter : public CLI::Formatter {
     column_width(kNameColumn);
   }
   std::string make_description(const CLI::App* app) const override {
-    return "usage: " + usage_ + "\n\n" + wrap(app->get_description(), kWidth) + "\n";
+    return "usage: " + usage_ + "\n\n" + output::wrap_words(app->get_description(), kWidth) + "\n";
   }
   std::string make_usage(const CLI::App*, std::string) const override { return ""; }
   std::string make_footer(const CLI::App* app) const override {
-    return wrap(app->get_footer(), kWidth) + "\n";
+    return output::wrap_words(app->get_footer(), kWidth) + "\n";
   }
   std::string make_option_desc(const CLI::Option* opt) const override {
-    return wrap(opt->get_description(), kWidth - kNameColumn);
+    return output::wrap_words(opt->get_description(), kWidth - kNameColumn);
   }
   const std::string& usage() const { return usage_; }
   std::string make_option_opts(const CLI::Option* opt) const override {

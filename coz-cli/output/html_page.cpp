@@ -71,9 +71,8 @@ analysis::AnalysisOptions page_analysis_options() {
   return options;
 }
 
-std::string page_report_json(analysis::Report* report, const analysis::ProfileData& data) {
-  analysis::rank_in_groups(&report->series, analysis::SortOrder::kImpact);
-  return render_json(RenderContext{*report, data, "impact"});
+std::string page_report_json(const analysis::Report& report, const analysis::ProfileData& data) {
+  return render_json(RenderContext{report, data, "impact"});
 }
 
 bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce,

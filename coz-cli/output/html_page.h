@@ -27,9 +27,9 @@ struct ViewerFiles {
 // the page's reader (coz-cli/wasm) uses it as it is.
 analysis::AnalysisOptions page_analysis_options();
 
-// The report a page embeds: `report` ranked by impact within each progress point and load, as
-// `coz report --json` writes it.
-std::string page_report_json(analysis::Report* report, const analysis::ProfileData& data);
+// The report a page embeds, as `coz report --json` writes it: `report` must come ranked by
+// impact within each progress point and load (analysis::rank_in_groups, SortOrder::kImpact).
+std::string page_report_json(const analysis::Report& report, const analysis::ProfileData& data);
 
 // What the page shows: each a JSON document, untrusted (names come from the profile).
 struct PageData {

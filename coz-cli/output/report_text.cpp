@@ -62,21 +62,9 @@ std::string duration(double ns) {
   return buf;
 }
 
-// `text` as lines of at most `width` characters, broken at spaces (a longer word stands alone).
+// `text` wrapped to `width` columns, ending in a line feed.
 std::string wrap(const std::string& text, size_t width) {
-  std::string out, line;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t next = text.find(' ', at);
-    std::string word = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
-    at = next == std::string::npos ? text.size() : next + 1;
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  return out + line + "\n";
+  return wrap_words(text, width) + "\n";
 }
 
 // The line name cut to `width` from the left (the end of a path says most), "..." marking it.

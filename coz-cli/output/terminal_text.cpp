@@ -60,4 +60,20 @@ std::string terminal_safe_lines(std::string_view text) {
   return escape(text, true);
 }
 
+std::string wrap_words(const std::string& text, size_t width) {
+  std::string out, line;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t next = text.find(' ', at);
+    std::string word = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    at = next == std::string::npos ? text.size() : next + 1;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
 }  // namespace coz::output

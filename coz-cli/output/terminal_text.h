@@ -16,4 +16,8 @@ std::string terminal_safe(std::string_view text);
 // The same for a whole document of lines: line feeds are kept.
 std::string terminal_safe_lines(std::string_view text);
 
+// `text` as lines of at most `width` characters, broken at spaces (a longer word stands alone),
+// joined by '\n', without a final one.
+std::string wrap_words(const std::string& text, size_t width);
+
 }  // namespace coz::output

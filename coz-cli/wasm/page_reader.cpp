@@ -56,7 +56,8 @@ COZ_EXPORT("coz_report") void coz_report() {
   }
   coz::analysis::Report report =
       coz::analysis::analyse(*data, coz::output::page_analysis_options());
-  result = coz::output::page_report_json(&report, *data);
+  coz::analysis::rank_in_groups(&report.series, coz::analysis::SortOrder::kImpact);
+  result = coz::output::page_report_json(report, *data);
 }
 
 COZ_EXPORT("coz_result") const char* coz_result() {
