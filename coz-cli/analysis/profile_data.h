@@ -85,7 +85,7 @@ class ProfileData {
             const std::function<void(const Record&)>& also = {});
   // The same for a profile in memory, `name` standing for its path (the viewer's reader).
   bool read_text(const std::string& name, std::string_view text, std::string* error);
-  // Merges already-parsed records (tests, and `coz run`'s summary).
+  // Merges already-parsed records (the unit tests' profiles).
   void add(const std::string& file, const std::vector<Record>& records);
 
   const std::vector<Experiment>& experiments() const { return experiments_; }

@@ -157,11 +157,4 @@ Parsed parse_run_options(CLI::App* app, const std::vector<std::string>& args, Ru
   return Parsed::kOk;
 }
 
-bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, std::string* error) {
-  CLI::App app("", "coz run");
-  setup_run_app(&app, out);
-  Parsed parsed = parse_run_options(&app, args, out, error);
-  return parsed != Parsed::kError;
-}
-
 }  // namespace coz::cli

@@ -35,7 +35,4 @@ void setup_run_app(CLI::App* app, RunOptions* out);
 Parsed parse_run_options(CLI::App* app, const std::vector<std::string>& args, RunOptions* out,
                          std::string* error);
 
-// The same with an app of its own; false and `error` for malformed input, true for --help.
-bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, std::string* error);
-
 }  // namespace coz::cli

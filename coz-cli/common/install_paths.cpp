@@ -31,8 +31,7 @@ bool slurp(const std::string& path, std::string* out) {
   return true;
 }
 
-}  // namespace
-
+// The directory of the running `coz` executable, or empty.
 std::string executable_dir() {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -42,6 +41,8 @@ std::string executable_dir() {
   std::string path(exe, static_cast<size_t>(n));
   return path.substr(0, path.rfind('/'));
 }
+
+}  // namespace
 
 std::string find_runtime(std::string* looked_in) {
   if (const char* forced = getenv("COZ_RUNTIME")) {

@@ -10,9 +10,6 @@ struct ViewerFiles;
 
 namespace coz::cli {
 
-// The directory of the running `coz` executable, or empty.
-std::string executable_dir();
-
 // The runtime library, or empty; `looked_in` lists the places tried.
 std::string find_runtime(std::string* looked_in);
 

@@ -8,6 +8,13 @@
 namespace coz::cli {
 namespace {
 
+// Parses with an app of its own, as coz run does; false for malformed input (true for --help).
+bool parse_run_options(const std::vector<std::string>& args, RunOptions* out, std::string* error) {
+  CLI::App app("", "coz run");
+  setup_run_app(&app, out);
+  return parse_run_options(&app, args, out, error) != Parsed::kError;
+}
+
 RunOptions parse_ok(const std::vector<std::string>& args) {
   RunOptions o;
   std::string error;
