@@ -58,7 +58,8 @@ std::string ProgramLines::no_lines_reason() const {
       first_problem = o.message;
     }
   });
-  bool only_main = scope_.binary_patterns().size() == 1 && scope_.binary_patterns()[0] == kMainBinary;
+  bool only_main =
+      scope_.binary_patterns().size() == 1 && scope_.binary_patterns()[0] == kMainBinary;
   if (lines_in_scope != 0 || !only_main) {
     return "";
   }
