@@ -3,6 +3,7 @@
 #pragma once
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -13,6 +14,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 
 namespace coz::platform {
 
@@ -47,6 +49,16 @@ inline void set_sample_signal(int sig) {
 // The program as it was started (argv[0]), for the profile's startup record.
 inline const char* program_name() {
   return program_invocation_name ? program_invocation_name : "";
+}
+
+// `path` made absolute against the current directory (as it is now); unchanged when it already
+// is, or when the directory cannot be read. The CLI and the profile writer name files this way.
+inline std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') {
+    return path;
+  }
+  char cwd[PATH_MAX];
+  return getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
 }
 
 // perf_event's register number for the user stack pointer on this CPU (PERF_REG_*_SP).

@@ -34,14 +34,6 @@ namespace {
 
 const char* const kWho = "coz run";
 
-std::string absolute(const std::string& path) {
-  if (!path.empty() && path[0] == '/') {
-    return path;
-  }
-  char cwd[PATH_MAX];
-  return getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
-}
-
 // Dies of the signal that killed the program, so a calling shell sees the same fate (bash stops
 // a loop on a child killed by SIGINT, not on one that exited 130). No core dump of coz itself.
 void die_like(int sig) {
@@ -109,7 +101,7 @@ int prepare(const std::vector<std::string>& args, Session* s) {
       !check_debug_info(s->program, s->options.config, &error) || !check_perf_event(&error)) {
     return fail(kWho, error, kExitCannotProfile);
   }
-  s->output = absolute(s->options.config.output);
+  s->output = platform::absolute_path(s->options.config.output);
   if (!check_output_writable(s->output, &error)) {
     return fail(kWho, error, kExitCannotProfile);
   }

@@ -10,20 +10,10 @@
 #include <cstring>
 
 #include "own_fds.h"
+#include "platform.h"
 
 namespace coz {
 namespace {
-
-std::string absolute(const std::string& path) {
-  if (!path.empty() && path[0] == '/') {
-    return path;
-  }
-  char cwd[4096];
-  if (!getcwd(cwd, sizeof cwd)) {
-    return path;
-  }
-  return std::string(cwd) + "/" + path;
-}
 
 // O_NONBLOCK: opening a FIFO nobody reads fails (ENXIO) instead of waiting forever; it changes
 // nothing for files.
@@ -62,7 +52,7 @@ bool ProfileWriter::open(const std::string& path, std::string* error) {
     ::close(fd);
     return false;
   }
-  path_ = absolute(path);
+  path_ = platform::absolute_path(path);
   dev_ = st.st_dev;
   ino_ = st.st_ino;
   fd_.store(own_fds::move_high(fd));
