@@ -32,9 +32,10 @@ class UniqueFd {
     fd_ = -1;
     return fd;
   }
-  // Closes the descriptor held, if any, and holds `fd`.
+  // Closes the descriptor held, if any, and holds `fd` (resetting to the descriptor held keeps
+  // it open).
   void reset(int fd = -1) {
-    if (fd_ >= 0) {
+    if (fd_ >= 0 && fd_ != fd) {
       close(fd_);
     }
     fd_ = fd;

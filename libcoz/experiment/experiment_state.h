@@ -18,7 +18,7 @@ struct ExperimentState {
   std::atomic<SourceLine*> selected{nullptr};  // the line being sped up, or null
   std::atomic<uint64_t> selected_samples{0};   // samples in it during this experiment
   std::atomic<bool> want_line{false};          // the profiler waits for a line to test
-  std::atomic<SourceLine*> offered{nullptr};   // the first in-scope line sampled since
+  std::atomic<SourceLine*> offered{nullptr};   // the first in-scope line sampled while it waits
   // Load amplification in this experiment: the speedup arrivals earned, and for the load
   // achieved, each arrival's own period (summed over arrivals whose thread's period is known)
   // and the number of arrival threads.

@@ -4,7 +4,9 @@
 // and pays once it has released the lock; a thread that another thread released from a wait is
 // credited up to the count that thread published. Each
 // hook is a short forwarder built from these; with no active runtime they only call the real
-// function.
+// function. Every shape leaves errno as the real call left it: the runtime's calls after it (a
+// delay's sleep, say) may change errno, so each shape saves it after the real call and restores
+// it before returning.
 #pragma once
 
 #include <errno.h>
@@ -86,10 +88,12 @@ inline int lock_waiting(const void* key, Call&& call) {
   }
   hooks_api::before_block();
   int result = call();
+  int saved = errno;
   hooks_api::after_block(key, acquired(result));
   if (acquired(result)) {
     hooks_api::lock_acquired();
   }
+  errno = saved;
   return result;
 }
 
@@ -101,14 +105,17 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
     return block();
   }
   int result = attempt();
+  int saved = errno;
   if (result == busy) {
     hooks_api::before_block();  // pay before blocking, unless another lock is held
     result = block();
+    saved = errno;
     hooks_api::after_block(key, acquired(result));
   }
   if (acquired(result)) {
     hooks_api::lock_acquired();
   }
+  errno = saved;
   return result;
 }
 
@@ -150,8 +157,10 @@ inline int meeting(const void* key, Call&& call, Released&& released) {
   hooks_api::before_block();
   hooks_api::before_wake(key);
   int result = call();
+  int saved = errno;
   hooks_api::after_block(key, released(result));
   hooks_api::after_release();
+  errno = saved;
   return result;
 }
 

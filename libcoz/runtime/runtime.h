@@ -4,8 +4,10 @@
 // real environment, the sampler backend, the profile writer and the profiler thread's
 // experiments; it starts them and shuts them down. Hooks reach it through hooks_api.h, the
 // signal handlers through Runtime::active(), a single atomic pointer. Beside it live only
-// per-thread values (t_thread_state, hooks_api's re-entry depth) and the sampling signal's
-// dispositions (sample_signal.h).
+// per-thread values (t_thread_state, hooks_api's re-entry depth), the sampling signal's number
+// (platform.h's g_sample_signal) and dispositions (sample_signal.h), the table of the profiler's
+// own descriptors (own_fds.h), the table of real functions (real_functions.h) and the
+// process-wide progress points (entry.cpp), which outlive the runtime.
 //
 // Threading: start() runs once, in the library constructor. handle_signal() runs in signal
 // context: it drains the thread's samples, looks up their lines and pays the thread's delays

@@ -33,9 +33,10 @@ struct ThreadState : ThreadDelays {
   void end_drain() { draining.store(false, std::memory_order_release); }
 };
 
-// The calling thread's state, or nullptr (not sampled, or exiting): set by the thread's own
-// start and exit (thread_life.cpp), read by the hooks and the signal handler. Initial-exec TLS,
-// so reading it never allocates.
+// The calling thread's state, or nullptr: not sampled, exiting, or attached by the start-up scan
+// (scanned: sampled, and its signal handler finds its state by descriptor, but its hooks do
+// nothing). Set by the thread's own start and exit (thread_life.cpp), read by the hooks and the
+// signal handler. Initial-exec TLS, so reading it never allocates.
 extern __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_thread_state;
 
 }  // namespace coz

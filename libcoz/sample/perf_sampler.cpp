@@ -178,7 +178,7 @@ class PerfThreadSampler : public ThreadSampler {
   void enable() override { ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0); }
   void disable() override { ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0); }
   int signal_fd() const override { return signal_fd_; }
-  uint64_t lost() const override { return lost_; }
+  uint64_t lost() const override { return lost_.load(std::memory_order_relaxed); }
 
   bool has_pending() const override {
     const perf_event_mmap_page* h = ring_.header();
@@ -209,7 +209,7 @@ class PerfThreadSampler : public ThreadSampler {
       } else if (eh.type == PERF_RECORD_LOST && eh.size >= sizeof eh + 16) {
         uint64_t lost_words[2];
         copy_out(data, size, tail + sizeof eh, lost_words, sizeof lost_words);
-        lost_ += lost_words[1];
+        lost_.fetch_add(lost_words[1], std::memory_order_relaxed);
       }
       tail += eh.size;
     }
@@ -280,7 +280,10 @@ class PerfThreadSampler : public ThreadSampler {
   EventFd fd_;
   const int signal_fd_;
   Ring ring_;
-  uint64_t lost_ = 0;
+  // Added to by drain() on the sampled thread (in its signal handler), read by any thread
+  // (ThreadRegistry::samples_lost): a relaxed atomic, lock-free, so neither side locks.
+  std::atomic<uint64_t> lost_{0};
+  static_assert(std::atomic<uint64_t>::is_always_lock_free, "the signal path never locks");
   alignas(8) unsigned char record_[kMaxRecord];  // one record, copied out of the ring
 };
 

@@ -42,7 +42,8 @@ class ThreadSampler {
   virtual bool has_pending() const { return true; }
   // The descriptor the sample signal reports in si_fd, or -1.
   virtual int signal_fd() const = 0;
-  // Samples the kernel dropped because the buffer was full.
+  // Samples the kernel dropped because the buffer was full. Any thread may call it while the
+  // sampled thread drains (in a signal handler).
   virtual uint64_t lost() const = 0;
 };
 

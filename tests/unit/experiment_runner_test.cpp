@@ -1,13 +1,15 @@
 // The experiment runner with its clock injected: an end-to-end experiment begun, fed samples,
 // progress visits and inserted delays by hand, and ended; the record it writes says exactly what
 // happened (duration = elapsed less inserted delays). And run()'s loop in real time: it waits
-// for a sampled line, runs experiments back to back, and stops.
+// for a sampled line, runs experiments back to back, and stops (an experiment cut short by stop()
+// is not written).
 #include "runtime/experiment_runner.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -125,59 +127,112 @@ TEST(ExperimentRunner, NothingBegunNothingWritten) {
   EXPECT_EQ(read_records(dir.file("p.coz")).first(RecordKind::kExperiment), nullptr);
 }
 
-// Waits (up to 5 s) until `done()`.
+// Waits until `done()`: a guard against a hang, not a deadline (the runner's steps are
+// awaited one by one, so no step has to happen within any time).
 template <typename F>
 bool eventually(F&& done) {
-  for (int i = 0; i < 5000 && !done(); i++) {
+  for (int i = 0; i < 60000 && !done(); i++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return done();
 }
 
-TEST(ExperimentRunner, RunWaitsForASampledLineThenRunsExperimentsBackToBack) {
-  test::TempDir dir;
-  ProfileWriter writer;
-  std::string error;
-  ASSERT_TRUE(writer.open(dir.file("p.coz"), &error)) << error;
-  LineTable lines;
-  SourceLine* line = lines.intern_line(lines.intern_file("/src/a.c"), 7);
-  ExperimentState state;
-  ProgressPoints points;
-  RunnerSettings settings;
-  settings.scheduler.initial_length_ns = 5000000;  // 5 ms, doubling: no progress point is visited
-  settings.scheduler.cooloff_ns = 1000000;
-  ExperimentRunner runner(settings, state, points, writer, 1);
-  std::atomic<int> idle{0};
-  std::thread profiler([&] { runner.run([&] { idle++; }); });
-
-  ASSERT_TRUE(eventually([&] { return state.want_line.load(); })) << "it asks for a line";
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(state.selected.load(), nullptr) << "and begins nothing until one is sampled";
-  int offers = 0;
-  // A sample offers the line whenever the runner wants one; four offers: three experiments ended.
-  while (offers < 4 && eventually([&] { return state.want_line.load(); })) {
-    state.on_sample(line);
-    offers++;
-    ASSERT_TRUE(eventually([&] { return !state.want_line.load(); }));
+// A runner in real time on its own thread, counting the experiments it writes.
+struct RunningRunner {
+  explicit RunningRunner(uint64_t length_ns) {
+    std::string error;
+    EXPECT_TRUE(writer.open(dir.file("p.coz"), &error)) << error;
+    line = lines.intern_line(lines.intern_file("/src/a.c"), 7);
+    RunnerSettings settings;
+    settings.scheduler.initial_length_ns = length_ns;  // doubling: no progress point is visited
+    settings.scheduler.cooloff_ns = 1000000;
+    runner.emplace(settings, state, points, writer, 1);
+    runner->set_on_write([this](bool ok, const std::string&) {
+      EXPECT_TRUE(ok);
+      written++;
+    });
+    profiler = std::thread([this] { runner->run([this] { idle++; }); });
   }
-  runner.stop();
-  profiler.join();
-  EXPECT_EQ(offers, 4);
-  EXPECT_GT(idle.load(), 0) << "idle work runs while it waits";
-  EXPECT_EQ(state.selected.load(), line) << "the fourth was running when stop() came";
-
-  Records p = read_records(dir.file("p.coz"));
-  std::vector<uint64_t> elapsed;
-  for (const Record& r : p.all) {
-    if (r.kind == RecordKind::kExperiment) {
-      EXPECT_EQ(r.text(vocab::key::kSelected), "/src/a.c:7");
-      elapsed.push_back(r.u64(vocab::key::kElapsed));
+  ~RunningRunner() {
+    if (profiler.joinable()) {
+      stop();
     }
   }
-  ASSERT_EQ(elapsed.size(), 3u) << "each finished experiment written; the cut one not";
-  EXPECT_EQ(runner.experiments(), 3u);
+  void stop() {
+    runner->stop();
+    profiler.join();
+  }
+  // Offers the line as a sample would once the runner asks for one; returns false if it never
+  // asked. Call it while no experiment runs (before the first, or once the last is written):
+  // then a want_line seen true is not stale, and stays true until the runner takes the offer,
+  // so the offer always lands.
+  bool offer() {
+    if (!eventually([&] { return state.want_line.load(); })) {
+      return false;
+    }
+    EXPECT_FALSE(state.on_sample(line)) << "no experiment runs while the runner asks";
+    return true;
+  }
+  std::vector<uint64_t> elapsed_written() {
+    std::vector<uint64_t> out;
+    for (const Record& r : read_records(dir.file("p.coz")).all) {
+      if (r.kind == RecordKind::kExperiment) {
+        EXPECT_EQ(r.text(vocab::key::kSelected), "/src/a.c:7");
+        out.push_back(r.u64(vocab::key::kElapsed));
+      }
+    }
+    return out;
+  }
+
+  test::TempDir dir;
+  ProfileWriter writer;
+  LineTable lines;
+  SourceLine* line = nullptr;
+  ExperimentState state;
+  ProgressPoints points;
+  std::optional<ExperimentRunner> runner;
+  std::atomic<int> idle{0};
+  std::atomic<int> written{0};
+  std::thread profiler;
+};
+
+TEST(ExperimentRunner, RunWaitsForASampledLineThenRunsExperimentsBackToBack) {
+  RunningRunner r(5000000);  // 5 ms, then 10 ms, then 20 ms
+  ASSERT_TRUE(eventually([&] { return r.state.want_line.load(); })) << "it asks for a line";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(r.state.selected.load(), nullptr) << "and begins nothing until one is sampled";
+  EXPECT_EQ(r.written.load(), 0);
+  // Each offer is taken (begin() clears `offered`), run as one experiment, and written; the
+  // runner then asks again after the cool-off. The next offer waits for the write, so it never
+  // meets a runner still in an experiment.
+  for (int i = 1; i <= 3; i++) {
+    ASSERT_TRUE(r.offer()) << "experiment " << i;
+    ASSERT_TRUE(eventually([&] { return r.state.offered.load() == nullptr; })) << "taken";
+    ASSERT_TRUE(eventually([&] { return r.written.load() == i; })) << "experiment " << i;
+  }
+  // stop() while the runner waits for a line: nothing open, nothing more written.
+  ASSERT_TRUE(eventually([&] { return r.state.want_line.load(); }));
+  r.stop();
+  EXPECT_GT(r.idle.load(), 0) << "idle work runs while it waits";
+  EXPECT_EQ(r.state.selected.load(), nullptr);
+  std::vector<uint64_t> elapsed = r.elapsed_written();
+  ASSERT_EQ(elapsed.size(), 3u) << "each finished experiment written";
+  EXPECT_EQ(r.written.load(), 3);
+  EXPECT_EQ(r.runner->experiments(), 3u);
+  EXPECT_GE(elapsed[0], 5000000u);
   EXPECT_GE(elapsed[1], 10000000u) << "too few visits: the length doubled";
   EXPECT_GE(elapsed[2], 20000000u);
+}
+
+TEST(ExperimentRunner, AnExperimentCutShortByStopIsNotWritten) {
+  RunningRunner r(3600000000000);  // an hour: stop() always comes first
+  ASSERT_TRUE(r.offer());
+  ASSERT_TRUE(eventually([&] { return r.state.selected.load() == r.line; })) << "it began";
+  r.stop();
+  EXPECT_EQ(r.state.selected.load(), r.line) << "still running when stop() came";
+  EXPECT_EQ(r.written.load(), 0);
+  EXPECT_EQ(r.runner->experiments(), 0u);
+  EXPECT_TRUE(r.elapsed_written().empty()) << "the cut experiment is not written";
 }
 
 }  // namespace
