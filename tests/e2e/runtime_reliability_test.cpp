@@ -74,11 +74,28 @@ TEST(RuntimeReliability, AnAddressSpaceLimitIsToldWhatTheProfilerTakes) {
 TEST(RuntimeReliability, AWrapperPreloadedAfterTheRuntimeIsNamed) {
   TempDir dir;
   std::string lib = fixture("libpreload_counter.so");
-  auto r =
-      run_process(profiled(dir, {fixture("runtime_limits"), "threads"}), "", {{"LD_PRELOAD", lib}});
+  // Set by hand: `coz run` puts the user's preloads first.
+  auto r = run_process({fixture("runtime_limits"), "threads"}, "",
+                       {{"LD_PRELOAD", std::string(COZ_TEST_RUNTIME) + ":" + lib},
+                        {"COZ_OUTPUT", dir.file("p.coz")},
+                        {"COZ_EXPERIMENT_LENGTH", "50ms"}});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("preloaded after the profiler wraps functions"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(lib + ": pthread_create"), std::string::npos) << r.err;
+}
+
+// `coz run` keeps the user's LD_PRELOAD ahead of the runtime: their wrapper sees the program's
+// threads as natively, and nothing needs saying.
+TEST(RuntimeReliability, CozRunKeepsTheUsersPreloadsFirst) {
+  TempDir dir;
+  std::string lib = fixture("libpreload_counter.so");
+  auto r =
+      run_process(profiled(dir, {fixture("runtime_limits"), "threads"}), "", {{"LD_PRELOAD", lib}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("4 pthread_create calls, 4 with the program's routine"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("preloaded after the profiler"), std::string::npos) << r.err;
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
 }
 
 // Preloaded before the runtime, a user's wrapper sees the program's threads and start routines
