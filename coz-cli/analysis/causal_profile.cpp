@@ -53,7 +53,7 @@ std::map<std::string, double> phase_factors(const ProfileData& data) {
     if (!data.runs()[e.run].has_runtime) {
       continue;
     }
-    Acc& a = acc[e.line];
+    Acc& a = acc[e.line.name];
     a.t_obs += e.elapsed_ns;
     a.s_obs += e.selected_samples;
     a.runs.insert(e.run);
@@ -279,19 +279,19 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
   }
 
   std::map<SeriesKey, std::vector<Observation>> observed;
-  std::set<std::string> lines;
+  std::map<std::string, Location> lines;  // by name, the lines tested
   std::set<LoadLevel> levels;
   for (const Experiment& e : data.experiments()) {
     // Load amplification alone tests no line: it counts for the points and the scalability table.
-    bool tests_line = e.line != kNoLine;
+    bool tests_line = e.line.name != kNoLine;
     if (tests_line) {
-      lines.insert(e.line);
+      lines.try_emplace(e.line.name, e.line);
     }
     levels.insert(e.level);
     for (const PointCounts& p : e.points) {
       if (tests_line) {
         Observation o{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits, p.in_flight_ns};
-        observed[{e.line, p.name, p.kind, e.level}].push_back(o);
+        observed[{e.line.name, p.name, p.kind, e.level}].push_back(o);
       }
       auto it = std::find_if(
           report.points.begin(), report.points.end(),
@@ -312,7 +312,7 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
   for (const auto& [key, obs] : observed) {
     std::vector<Group> groups = group_by_speedup(obs, nullptr);
     Series s;
-    s.line = key.line;
+    s.line = lines.at(key.line);
     s.point = key.point;
     s.kind = key.kind;
     s.level = key.level;
@@ -400,7 +400,7 @@ void rank(std::vector<Series>* series, SortOrder order) {
     if (ka != kb) {
       return ka > kb;
     }
-    return std::tie(a.line, a.point) < std::tie(b.line, b.point);
+    return std::tie(a.line.name, a.point) < std::tie(b.line.name, b.point);
   });
 }
 

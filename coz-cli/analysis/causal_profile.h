@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/location.h"
 #include "analysis/profile_data.h"
 
 namespace coz::analysis {
@@ -48,7 +49,7 @@ struct Prediction {
 };
 
 struct Series {
-  std::string line;
+  Location line;  // parsed once, by ProfileData; grouped and ranked by its name
   std::string point;
   PointMetric kind = PointMetric::kThroughput;
   LoadLevel level;

@@ -1,10 +1,7 @@
 // Shortest unambiguous path suffixes for the report's files (see display_names.h).
 #include "analysis/display_names.h"
 
-#include <cstdint>
 #include <string_view>
-
-#include "analysis/location.h"
 
 namespace coz::analysis {
 namespace {
@@ -54,23 +51,18 @@ DisplayNames display_names(const std::vector<std::string>& files) {
   return names;
 }
 
-DisplayNames display_locations(const std::vector<std::string>& locations) {
-  std::vector<std::string> files(locations.size());
-  std::vector<bool> split(locations.size());
-  std::vector<std::string> named;
-  for (size_t i = 0; i < locations.size(); i++) {
-    uint32_t number = 0;
-    split[i] = split_location(locations[i], &files[i], &number);
-    if (split[i]) {
-      named.push_back(files[i]);
+DisplayNames display_locations(const std::vector<Location>& locations) {
+  std::vector<std::string> files;
+  for (const Location& l : locations) {
+    if (l.is_file_line()) {
+      files.push_back(l.file);
     }
   }
-  DisplayNames names = display_names(named);
+  DisplayNames names = display_names(files);
   DisplayNames out;
-  for (size_t i = 0; i < locations.size(); i++) {
+  for (const Location& l : locations) {
     // The file's name, then ":N" as the profile wrote it.
-    const std::string& l = locations[i];
-    out[l] = split[i] ? names[files[i]] + l.substr(files[i].size()) : l;
+    out[l.name] = l.is_file_line() ? names[l.file] + l.name.substr(l.file.size()) : l.name;
   }
   return out;
 }

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/location.h"
+
 namespace coz::analysis {
 
 // From each path (or location) to the name it is shown by.
@@ -17,8 +19,8 @@ using DisplayNames = std::unordered_map<std::string, std::string>;
 // none is shorter. Distinct paths get distinct names. Duplicates in `files` are allowed.
 DisplayNames display_names(const std::vector<std::string>& files);
 
-// The same for `file:line` locations: "a/mod.rs:638" for "/x/a/mod.rs:638", files told apart
-// among all `locations`. A location that is no `file:line` is its own display name.
-DisplayNames display_locations(const std::vector<std::string>& locations);
+// The same for `file:line` locations, by their names: "a/mod.rs:638" for "/x/a/mod.rs:638", files
+// told apart among all `locations`. A location that is no `file:line` is its own display name.
+DisplayNames display_locations(const std::vector<Location>& locations);
 
 }  // namespace coz::analysis

@@ -3,28 +3,30 @@
 
 namespace coz::analysis {
 
-bool split_location(std::string_view location, std::string* file, uint32_t* line) {
-  size_t colon = location.rfind(':');
+Location parse_location(std::string_view name) {
+  Location l;
+  l.name = std::string(name);
+  size_t colon = name.rfind(':');
   if (colon == std::string_view::npos || colon == 0) {
-    return false;
+    return l;
   }
-  std::string_view digits = location.substr(colon + 1);
+  std::string_view digits = name.substr(colon + 1);
   if (digits.empty() || digits.size() > 10) {
-    return false;
+    return l;
   }
   uint64_t n = 0;
   for (char c : digits) {
     if (c < '0' || c > '9') {
-      return false;
+      return l;
     }
     n = n * 10 + static_cast<uint64_t>(c - '0');
   }
   if (n > kMaxLineNumber) {
-    return false;
+    return l;
   }
-  *file = std::string(location.substr(0, colon));
-  *line = static_cast<uint32_t>(n);
-  return true;
+  l.file = std::string(name.substr(0, colon));
+  l.number = static_cast<uint32_t>(n);
+  return l;
 }
 
 }  // namespace coz::analysis

@@ -148,10 +148,8 @@ bool whole(const Record& r, std::string_view key, double max, double fallback, d
   return true;
 }
 
-bool valid_selected(const std::string& selected) {
-  std::string file;
-  uint32_t line;
-  return selected == kNoLine || split_location(selected, &file, &line);
+bool valid_selected(const Location& selected) {
+  return selected.name == kNoLine || selected.is_file_line();
 }
 
 }  // namespace
@@ -176,7 +174,7 @@ void ProfileData::add_record(const Record& r, FileState* st) {
         break;
       }
       Experiment e;
-      e.line = r.text(vocab::key::kSelected);
+      e.line = parse_location(r.text(vocab::key::kSelected));
       if (!valid_selected(e.line)) {
         complain("experiment selected line is not FILE:LINE with a line number up to " +
                  std::to_string(kMaxLineNumber) + "; skipped");

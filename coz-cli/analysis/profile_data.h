@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/location.h"
 #include "record/profile_format.h"
 
 namespace coz::analysis {
@@ -39,7 +40,7 @@ struct PointCounts {
 };
 
 struct Experiment {
-  std::string line;        // file:line of the selected line
+  Location line;           // the selected line: a `file:line`, or kNoLine
   double speedup = 0;      // 0..1
   double duration_ns = 0;  // effective: elapsed minus inserted delays
   double elapsed_ns = 0;   // real time (duration when the profile does not say)

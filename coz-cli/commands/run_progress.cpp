@@ -58,7 +58,7 @@ RunProgress progress_of(const analysis::Report& report) {
   p.lines_tested = report.lines_tested;
   std::set<std::string> shown;
   for (const analysis::Series& s : report.series) {
-    shown.insert(s.line);
+    shown.insert(s.line.name);
   }
   p.lines_shown = shown.size();
   const std::string& why = report.diagnosis.code;
@@ -71,7 +71,8 @@ RunProgress progress_of(const analysis::Report& report) {
   std::vector<size_t> ranks = output::ranks_in_groups(report);
   std::unordered_map<std::string, std::string> names = output::display_lines(report);
   const analysis::Series& best = report.series[0];
-  p.top = output::terminal_safe(names.at(best.line)) + " " + output::estimate_text(best.impact);
+  p.top =
+      output::terminal_safe(names.at(best.line.name)) + " " + output::estimate_text(best.impact);
   p.separated = true;
   for (size_t first = 0; first < report.series.size();) {
     const analysis::Series& top = report.series[first];

@@ -10,7 +10,7 @@ std::string run_summary(const std::string& profile, const analysis::Report& repo
                         size_t this_run) {
   std::set<std::string> lines;
   for (const analysis::Series& s : report.series) {
-    lines.insert(s.line);
+    lines.insert(s.line.name);
   }
   char first[512];
   snprintf(first, sizeof first,

@@ -201,13 +201,12 @@ SourceReader disk_sources(const std::string& root_dir) {
 Snippets source_snippets(const analysis::Report& report, const SourceReader& read) {
   std::map<std::string, std::set<int64_t>> wanted;
   for (const analysis::Series& s : report.series) {
-    std::string file;
-    uint32_t n;
-    if (!analysis::split_location(s.line, &file, &n)) {
+    if (!s.line.is_file_line()) {
       continue;
     }
-    std::set<int64_t>& numbers = wanted[file];
-    for (int64_t k = int64_t{n} - kSnippetContext; k <= int64_t{n} + kSnippetContext; k++) {
+    int64_t n = s.line.number;
+    std::set<int64_t>& numbers = wanted[s.line.file];
+    for (int64_t k = n - kSnippetContext; k <= n + kSnippetContext; k++) {
       if (k > 0) {
         numbers.insert(k);
       }

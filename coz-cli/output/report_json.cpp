@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "analysis/display_names.h"
-#include "analysis/location.h"
 #include "output/json_writer.h"
 #include "output/report_output.h"
 #include "output/terminal_text.h"
@@ -29,16 +28,6 @@ void estimate(JsonWriter* w, std::string_view key, const Estimate& e) {
   w->end_object();
 }
 
-// A series' line split into file and number; the whole line and 0 when it is no `file:line`
-// (profile_data rejects those, so only a caller's own data can have one).
-void split_line(const std::string& line, std::string* file, double* number) {
-  uint32_t n = 0;
-  if (!analysis::split_location(line, file, &n)) {
-    *file = line;
-  }
-  *number = n;
-}
-
 }  // namespace
 
 std::vector<size_t> ranks_in_groups(const analysis::Report& report) {
@@ -53,7 +42,7 @@ std::vector<size_t> ranks_in_groups(const analysis::Report& report) {
 }
 
 std::unordered_map<std::string, std::string> display_lines(const analysis::Report& report) {
-  std::vector<std::string> lines;
+  std::vector<analysis::Location> lines;
   for (const analysis::Series& s : report.series) {
     lines.push_back(s.line);
   }
@@ -141,15 +130,14 @@ std::string render_json(const RenderContext& ctx) {
   std::unordered_map<std::string, std::string> names = display_lines(r);
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
-    std::string file;
-    double number;
-    split_line(s.line, &file, &number);
+    // A line that is no `file:line` is its own file, line 0 (profile_data rejects those, so only a
+    // caller's own data can have one).
     w.begin_object()
         .value("rank", ranks[i])
-        .value("line", s.line)
-        .value("display", names.at(s.line))
-        .value("file", file)
-        .value("line_number", number)
+        .value("line", s.line.name)
+        .value("display", names.at(s.line.name))
+        .value("file", s.line.is_file_line() ? s.line.file : s.line.name)
+        .value("line_number", static_cast<double>(s.line.number))
         .value("point", s.point)
         .value("kind", kind_name(s.kind))
         .value("load", s.level.label())
@@ -251,10 +239,10 @@ std::string render_csv(const RenderContext& ctx) {
   std::unordered_map<std::string, std::string> names = display_lines(r);
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
-    std::string tail = "," + quoted(names.at(s.line)) + "\n";
+    std::string tail = "," + quoted(names.at(s.line.name)) + "\n";
     std::string head = quoted(s.point) + "," + kind_name(s.kind) + "," + s.level.label() + "," +
-                       std::to_string(ranks[i]) + "," + quoted(s.line) + "," + num(s.impact.value) +
-                       "," + opt(s.impact.has_interval, s.impact.low) + "," +
+                       std::to_string(ranks[i]) + "," + quoted(s.line.name) + "," +
+                       num(s.impact.value) + "," + opt(s.impact.has_interval, s.impact.low) + "," +
                        opt(s.impact.has_interval, s.impact.high) + "," + num(s.slope.value) + "," +
                        opt(s.slope.has_interval, s.slope.low) + "," +
                        opt(s.slope.has_interval, s.slope.high) + "," + (s.significant ? "1" : "0") +

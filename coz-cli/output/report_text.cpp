@@ -97,7 +97,7 @@ void series_table(std::string* out, const RenderContext& ctx,
   for (size_t i = first; i < end; i++) {
     const analysis::Series& s = r.series[i];
     Row row;
-    row.line = names.at(s.line);
+    row.line = names.at(s.line.name);
     row.experiments = s.experiments;
     row.impact = estimate_text(s.impact);
     for (int k = 0; k < 4; k++) {
@@ -201,8 +201,8 @@ void overview_table(std::string* out, const RenderContext& ctx,
   std::map<std::string, Line> by_line;
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
-    Line& l = by_line[s.line];
-    l.name = names.at(s.line);
+    Line& l = by_line[s.line.name];
+    l.name = names.at(s.line.name);
     l.cells.resize(headers.size(), nullptr);
     l.cells[group_of[i]] = &s;
     l.best_rank = std::min(l.best_rank, ranks[i]);

@@ -117,7 +117,7 @@ TEST(Ranking, EveryOrder) {
     rank(&r.series, by);
     std::string names;
     for (const Series& s : r.series) {
-      names += s.line.substr(1, 1);
+      names += s.line.name.substr(1, 1);
     }
     return names;
   };
@@ -141,7 +141,7 @@ TEST(Ranking, LinesWithoutAnIntervalRankBelowLinesWithOne) {
   Report r = analyse(from_text(text), AnalysisOptions{});
   ASSERT_EQ(r.series.size(), 2u);
   rank(&r.series, SortOrder::kImpact);
-  EXPECT_EQ(r.series[0].line, "/a.c:1");
+  EXPECT_EQ(r.series[0].line.name, "/a.c:1");
   EXPECT_TRUE(r.series[0].impact.has_interval);
   EXPECT_FALSE(r.series[1].impact.has_interval);
   EXPECT_GT(r.series[1].impact.value, r.series[0].impact.value);
@@ -226,7 +226,7 @@ TEST(AnalysisProperty, FalseDiscoveriesStayControlledAcrossManyLines) {
     Report r = analyse(from_text(text), o);
     ASSERT_EQ(r.series.size(), 30u);
     for (const Series& s : r.series) {
-      bool real = std::stoi(s.line.substr(5)) <= 5;
+      bool real = s.line.number <= 5;
       flags += s.significant;
       false_flags += s.significant && !real;
       true_flags += s.significant && real;

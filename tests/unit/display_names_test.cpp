@@ -73,15 +73,23 @@ TEST(DisplayNames, NamesNeverCollide) {
   EXPECT_EQ(seen.size(), std::set<std::string>(paths.begin(), paths.end()).size());
 }
 
+DisplayNames display_locations_of(const std::vector<std::string>& names) {
+  std::vector<Location> locations;
+  for (const std::string& n : names) {
+    locations.push_back(parse_location(n));
+  }
+  return display_locations(locations);
+}
+
 TEST(DisplayLocations, KeepTheLineNumberAsWrittenAndTellFilesApart) {
-  EXPECT_EQ(display_locations(
+  EXPECT_EQ(display_locations_of(
                 {"/x/a/mod.rs:638", "/x/b/mod.rs:638", "/x/a/mod.rs:12", "/src/main.c:007"}),
             (DisplayNames{{"/x/a/mod.rs:638", "a/mod.rs:638"},
                           {"/x/b/mod.rs:638", "b/mod.rs:638"},
                           {"/x/a/mod.rs:12", "a/mod.rs:12"},
                           {"/src/main.c:007", "main.c:007"}}));
   // Not `file:line`: shown as it is, and no part of the others' naming.
-  EXPECT_EQ(display_locations({"/src/a.c", "/src/a.c:3"}),
+  EXPECT_EQ(display_locations_of({"/src/a.c", "/src/a.c:3"}),
             (DisplayNames{{"/src/a.c", "/src/a.c"}, {"/src/a.c:3", "a.c:3"}}));
 }
 

@@ -10,16 +10,21 @@ namespace coz {
 namespace {
 
 TEST(Location, SplitsStrictlyAndBoundsTheLine) {
-  std::string file;
-  uint32_t line = 0;
-  ASSERT_TRUE(analysis::split_location("/src/a:b.c:12", &file, &line));
-  EXPECT_EQ(file, "/src/a:b.c");
-  EXPECT_EQ(line, 12u);
-  EXPECT_TRUE(analysis::split_location("a.c:2147483647", &file, &line));
-  EXPECT_EQ(line, 2147483647u);
+  analysis::Location l = analysis::parse_location("/src/a:b.c:12");
+  ASSERT_TRUE(l.is_file_line());
+  EXPECT_EQ(l.name, "/src/a:b.c:12");
+  EXPECT_EQ(l.file, "/src/a:b.c");
+  EXPECT_EQ(l.number, 12u);
+  l = analysis::parse_location("a.c:2147483647");
+  EXPECT_TRUE(l.is_file_line());
+  EXPECT_EQ(l.number, 2147483647u);
   for (const char* bad : {"a.c:2147483648", "a.c:9223372036854775803", "a.c:-1", "a.c:+1", "a.c: 1",
                           "a.c:1x", "a.c:", ":12", "a.c", "a.c:99999999999999999999"}) {
-    EXPECT_FALSE(analysis::split_location(bad, &file, &line)) << bad;
+    l = analysis::parse_location(bad);
+    EXPECT_FALSE(l.is_file_line()) << bad;
+    EXPECT_EQ(l.name, bad);  // only the name
+    EXPECT_EQ(l.file, "") << bad;
+    EXPECT_EQ(l.number, 0u) << bad;
   }
 }
 
@@ -38,7 +43,7 @@ analysis::Report report_of(const std::vector<std::string>& lines) {
   analysis::Report r;
   for (const std::string& l : lines) {
     analysis::Series s;
-    s.line = l;
+    s.line = analysis::parse_location(l);
     r.series.push_back(s);
   }
   return r;

@@ -69,7 +69,7 @@ class Golden : public ::testing::Test {
 
   const Series* find(const Report& r, const std::string& line, const std::string& point) {
     for (const Series& s : r.series) {
-      if (s.line == line && s.point == point) {
+      if (s.line.name == line && s.point == point) {
         return &s;
       }
     }
@@ -83,11 +83,11 @@ class Golden : public ::testing::Test {
 };
 
 void expect_curve(const Series& s, const std::vector<std::pair<double, double>>& expected) {
-  ASSERT_EQ(s.curve.size(), expected.size()) << s.line;
+  ASSERT_EQ(s.curve.size(), expected.size()) << s.line.name;
   for (size_t i = 0; i < expected.size(); i++) {
-    EXPECT_NEAR(s.curve[i].line_speedup, expected[i].first, 1e-9) << s.line << " point " << i;
+    EXPECT_NEAR(s.curve[i].line_speedup, expected[i].first, 1e-9) << s.line.name << " point " << i;
     EXPECT_NEAR(s.curve[i].program_speedup.value, expected[i].second, 1e-4)
-        << s.line << " point " << i;
+        << s.line.name << " point " << i;
   }
 }
 
@@ -114,7 +114,7 @@ TEST_F(Golden, ThroughputCurvesBaselinesAndDroppedLines) {
   EXPECT_FALSE(a->contention);
   EXPECT_TRUE(b->contention);
   EXPECT_FALSE(b->significant);
-  EXPECT_EQ(r.series[0].line, "/src/a.c:10");  // ranked by impact
+  EXPECT_EQ(r.series[0].line.name, "/src/a.c:10");  // ranked by impact
   // Two identical experiments per speedup: the interval is the point itself.
   EXPECT_TRUE(a->curve[2].program_speedup.has_interval);
   EXPECT_NEAR(a->curve[2].program_speedup.low, 0.1, 1e-9);
@@ -183,13 +183,13 @@ TEST_F(Golden, MergedFilesAndAppendedRunsEqualOneProfile) {
   EXPECT_EQ(merged.runs, 3u);
   ASSERT_EQ(merged.series.size(), 2u);
   for (const Series& s : merged.series) {
-    const Series* same = find(one, s.line, s.point);
-    ASSERT_TRUE(same) << s.line;
+    const Series* same = find(one, s.line.name, s.point);
+    ASSERT_TRUE(same) << s.line.name;
     ASSERT_EQ(s.curve.size(), same->curve.size());
     for (size_t i = 0; i < s.curve.size(); i++) {
       EXPECT_NEAR(s.curve[i].program_speedup.value, same->curve[i].program_speedup.value, 1e-12);
     }
-    EXPECT_NEAR(s.phase_factor, 1, 1e-9) << s.line;
+    EXPECT_NEAR(s.phase_factor, 1, 1e-9) << s.line.name;
   }
   expect_golden(merged, "merged");
 }
@@ -217,7 +217,7 @@ TEST_F(Golden, DebianCozProfileReadsWhole) {
   EXPECT_TRUE(data_.warnings().empty());
   EXPECT_EQ(data_.experiments().size(), 26u);
   ASSERT_EQ(r.series.size(), 1u);
-  EXPECT_EQ(r.series[0].line, "/tmp/cap/two_hot.c:11");
+  EXPECT_EQ(r.series[0].line.name, "/tmp/cap/two_hot.c:11");
   EXPECT_NEAR(r.series[0].phase_factor, 1, 1e-9);
   expect_golden(r, "coz_debian_0_2");
 }
