@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <tuple>
+#include <utility>
 
 namespace coz {
 namespace {
@@ -105,6 +106,18 @@ bool append_file_lines(const std::string& text, std::vector<std::string>* list, 
   return true;
 }
 
+// A duration for the help text, in the largest unit that keeps it whole: "1ms", "500ms".
+std::string help_duration(uint64_t ns) {
+  static const std::pair<uint64_t, const char*> units[] = {
+      {1000000000, "s"}, {1000000, "ms"}, {1000, "us"}};
+  for (const auto& [size, name] : units) {
+    if (ns != 0 && ns % size == 0) {
+      return std::to_string(ns / size) + name;
+    }
+  }
+  return std::to_string(ns) + "ns";
+}
+
 bool parse_switch(const std::string& text, bool* out, std::string* why) {
   if (text == "1") {
     *out = true;
@@ -141,7 +154,7 @@ const std::vector<ConfigOption>& run_config_options() {
      return parse_switch(t, &c->include_system, why); },
    [](const RunConfig& c) { return std::string(c.include_system ? "1" : ""); }},
   {"-o,--output", "COZ_OUTPUT", OptionSource::kFlag, "FILE",
-   "profile to append to (default: profile.coz)", false,
+   std::string("profile to append to (default: ") + kDefaultProfile + ")", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      if (t.empty()) { *why = "must be a file name"; return false; }
      c->output = t; return true; },
@@ -167,7 +180,8 @@ const std::vector<ConfigOption>& run_config_options() {
    [](const RunConfig& c) {
      return c.fixed_speedup < 0 ? std::string() : std::to_string(c.fixed_speedup); }},
   {"--sampling-period", "COZ_SAMPLING_PERIOD", OptionSource::kFlag, "T",
-   "CPU time between samples: 1ms (default), 500us, ...", false,
+   "CPU time between samples: " + help_duration(kDefaultSamplingPeriodNs) +
+       " (default), 500us, ...", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      if (!parse_duration_in(t, 10000, 1000000000, &c->sampling_period_ns)) {
        *why = "must be a duration from 10us to 1s (for example 1ms)"; return false; }
@@ -176,7 +190,8 @@ const std::vector<ConfigOption>& run_config_options() {
      return c.sampling_period_ns == defaults().sampling_period_ns
                 ? std::string() : format_duration_ns(c.sampling_period_ns); }},
   {"--experiment-length", "COZ_EXPERIMENT_LENGTH", OptionSource::kFlag, "T",
-   "first experiment length: 500ms (default); doubles while an experiment sees fewer than 5 "
+   "first experiment length: " + help_duration(kDefaultExperimentLengthNs) +
+       " (default); doubles while an experiment sees fewer than 5 "
    "progress-point visits, and halves, down to 100ms, while every point visited gets more than "
    "100", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
@@ -187,7 +202,8 @@ const std::vector<ConfigOption>& run_config_options() {
      return c.experiment_length_ns == defaults().experiment_length_ns
                 ? std::string() : format_duration_ns(c.experiment_length_ns); }},
   {"--zero-speedup-share", "COZ_ZERO_SPEEDUP_SHARE", OptionSource::kFlag, "P",
-   "share of 0% (baseline) experiments, 0-1 (default 0.5)", false,
+   "share of 0% (baseline) experiments, 0-1 (default " +
+       format_double(kDefaultZeroSpeedupShare) + ")", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      if (!parse_double(t, 0, 1, &c->zero_speedup_share)) {
        *why = "must be a fraction from 0 to 1 (for example 0.5)"; return false; }
@@ -196,7 +212,8 @@ const std::vector<ConfigOption>& run_config_options() {
      return c.zero_speedup_share == defaults().zero_speedup_share
                 ? std::string() : format_double(c.zero_speedup_share); }},
   {"--speedup-step", "COZ_SPEEDUP_STEP", OptionSource::kFlag, "N",
-   "non-zero speedups are drawn from N%, 2N%, ..., 100%: 5 (default), 10, 20, 25 or 50", false,
+   "non-zero speedups are drawn from N%, 2N%, ..., 100%: " +
+       std::to_string(kDefaultSpeedupStep) + " (default), 10, 20, 25 or 50", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      uint64_t n = 0;
      if (!parse_u64(t, &n) || n == 0 || n > 100 || 100 % n != 0) {

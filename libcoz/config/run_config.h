@@ -75,8 +75,8 @@ struct ConfigOption {
   const char* env;    // the environment variable
   OptionSource source;
   const char* value_name;  // "FILE", "T", ...; nullptr for a switch
-  const char* help;
-  bool list;  // repeatable: each value (commas separate several) is appended
+  std::string help;        // defaults in it are formatted from RunConfig's, never written again
+  bool list;               // repeatable: each value (commas separate several) is appended
   // Reads `text` into the config (a list appends). False with `why`, a phrase that follows the
   // quoted value: "must be a whole percentage from 0 to 100".
   bool (*parse)(const std::string& text, RunConfig* config, std::string* why);
