@@ -1,7 +1,7 @@
 /* One fixture program with many behaviours, for benchmarks/reliability/run.py.
  *
- * usage: prog MODE [args...]; REL_WORK=N sets the amount of computing (N units of 10M
- * multiply-adds, about 30 ms each; default 24). Every mode's output (stdout, stderr, exit status,
+ * usage: prog MODE [args...]; REL_WORK=N sets the amount of computing (N units of 30 ms of the
+ * thread's CPU time each, whatever the CPU's speed; default 24). Every mode's output (stdout, stderr, exit status,
  * files written in the current directory) is deterministic, so a run under the profiler can be
  * compared byte for byte with a native run. Files are written with write(2) on purpose: a
  * profiler that writes into the program's descriptors shows up in those files. */
@@ -20,16 +20,34 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coz.h"
 
 volatile unsigned long sink;
 
+/* The calling thread's CPU time in nanoseconds. */
+static unsigned long long cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* Multiply-adds on the HOT line for `ns` of the thread's CPU time: the same length on a fast CPU
+ * as on a slow one, so experiments fit in a run of any speed. */
+__attribute__((noinline)) static unsigned long compute_for(unsigned long long ns, unsigned long v) {
+  unsigned long long end = cpu_ns() + ns;
+  do {
+    for (unsigned long i = 0; i < 1000000ul; i++) v = v * 2654435761ul + i; /* HOT */
+  } while (cpu_ns() < end);
+  return v;
+}
+
 __attribute__((noinline)) static void spin(int units) {
   unsigned long v = 1;
   for (int u = 0; u < units; u++) {
-    for (unsigned long i = 0; i < 10000000ul; i++) v = v * 2654435761ul + i; /* HOT */
+    v = compute_for(30000000ull, v);
     COZ_PROGRESS_NAMED("unit");
   }
   sink = v;
@@ -39,7 +57,10 @@ __attribute__((noinline)) static void spin(int units) {
 __attribute__((noinline)) static void spin_fine(int units) {
   unsigned long v = 1;
   for (int u = 0; u < units * 10; u++) {
-    for (unsigned long i = 0; i < 1000000ul; i++) v = v * 2654435761ul + i; /* FINE */
+    unsigned long long end = cpu_ns() + 3000000ull;
+    do {
+      for (unsigned long i = 0; i < 100000ul; i++) v = v * 2654435761ul + i; /* FINE */
+    } while (cpu_ns() < end);
     COZ_PROGRESS_NAMED("fine");
   }
   sink = v;
@@ -327,6 +348,17 @@ static int cli_mode(const char* mode) {
     kill(0, sig);
     spin(work() / 2);
     printf("signal %d: handler ran %d times\n", sig, (int)counts[sig]);
+    return 0;
+  }
+  if (strncmp(mode, "cli-rm-out=", 11) == 0) {  /* removes the directory named (and its files) halfway */
+    const char* dir = mode + 11;
+    spin(work() / 2);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/p.coz", dir);
+    unlink(path);
+    printf("removed %s: %s\n", dir, rmdir(dir) == 0 ? "yes" : "no");
+    fflush(stdout);
+    spin(work() / 2);
     return 0;
   }
   if (strcmp(mode, "cli-silent") == 0) {  /* nothing on the terminal: a file only */
