@@ -184,8 +184,26 @@ TEST(CozRunOutput, ProfileRemovedDuringTheRunIsSavedAndNamed) {
     test::exec_or_exit({COZ_TEST_CLI, "run", "--experiment-length", "30ms", "-o", dir.file("p.coz"),
                         "---", fixture("two_hot"), "150"});
   }
-  usleep(500 * 1000);
-  unlink(dir.file("p.coz").c_str());
+  // Removed once the runtime has written its first experiment (the program computes for 0.9 s
+  // of CPU time, experiments are 30 ms): mid-run on a CPU of any speed.
+  auto has_experiment = [&] {
+    std::vector<Record> records;
+    std::vector<ParseError> errors;
+    if (access(dir.file("p.coz").c_str(), F_OK) != 0 ||
+        !read_profile(dir.file("p.coz"), &records, &errors)) {
+      return false;
+    }
+    for (const Record& r : records) {
+      if (r.kind == RecordKind::kExperiment) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (int i = 0; i < 6000 && !has_experiment(); i++) {
+    usleep(10 * 1000);
+  }
+  ASSERT_EQ(unlink(dir.file("p.coz").c_str()), 0) << "no experiment written within a minute";
   int status = 0;
   waitpid(coz, &status, 0);
   std::string err = slurp(dir.file("err"));
