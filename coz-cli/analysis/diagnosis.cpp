@@ -72,7 +72,8 @@ Diagnosis diagnose(const ProfileData& data, const Report& report) {
     return {
         "no-baseline",
         "no line has a 0% (baseline) experiment that reached a progress point, to compare with: "
-        "run again without --fixed-speedup, or add a run with --fixed-speedup 0"};
+        "run again without --fixed-speedup or --zero-speedup-share 0, or add a run with "
+        "--fixed-speedup 0"};
   }
   char text[400];
   snprintf(

@@ -41,8 +41,12 @@ INSTANTIATE_TEST_SUITE_P(Programs, SameBehaviour,
 TEST(Experiments, RecordsCarryTheirFields) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---",
-                        fixture("sync_pipeline")});
+  // Three runs of 50 ms experiments, none of them baselines: at least a handful of experiments,
+  // each drawing one of 20 speedups, so two alike by chance are likely but all alike is not
+  // (with the default half of baselines, three experiments were all 0% one run in eight).
+  auto r =
+      run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "--runs", "3",
+                   "--zero-speedup-share", "0", "-o", profile, "---", fixture("sync_pipeline")});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<Record> all;
   std::vector<ParseError> errors;
