@@ -186,10 +186,11 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       }
       if (!whole(r, vocab::key::kDuration, kMaxRecordNs, -1, &e.duration_ns) || e.duration_ns < 0 ||
           !whole(r, vocab::key::kElapsed, kMaxRecordNs, e.duration_ns, &e.elapsed_ns) ||
-          !bounded(r, vocab::key::kSelectedSamples, kMaxRecordCount, 0, &e.selected_samples)) {
+          !bounded(r, vocab::key::kSelectedSamples, kMaxRecordCount, 0, &e.selected_samples) ||
+          !whole(r, vocab::key::kStart, kMaxRecordNs, -1, &e.start_ns)) {
         complain(
-            "experiment duration, elapsed or selected-samples is not a number from 0 to 1e17; "
-            "skipped");
+            "experiment duration, elapsed, start or selected-samples is not a number from 0 to "
+            "1e17; skipped");
         break;
       }
       if (!bounded(r, vocab::key::kLoadTarget, kMaxLoad, 0, &e.level.target) ||
@@ -211,6 +212,10 @@ void ProfileData::add_record(const Record& r, FileState* st) {
         e.elapsed_ns = std::min(
             kMaxRecordNs, e.duration_ns + e.speedup * kCozSamplingPeriodNs * e.selected_samples);
       }
+      if (e.start_ns < 0) {
+        e.start_ns = run.next_start_ns;
+      }
+      run.next_start_ns = std::min(kMaxRecordNs, e.start_ns + e.elapsed_ns);
       run.experiments++;
       experiments_.push_back(std::move(e));
       st->open = experiments_.size();

@@ -45,6 +45,9 @@ struct Experiment {
   double duration_ns = 0;  // effective: elapsed minus inserted delays
   double elapsed_ns = 0;   // real time (duration when the profile does not say)
   double selected_samples = 0;
+  // Since its run began: the `start` field, or for profiles without it the elapsed times of the
+  // run's experiments before it (Coz's: back to back, a little early).
+  double start_ns = 0;
   LoadLevel level;
   double load_achieved = -1;  // the `load` field; negative when absent
   size_t run = 0;             // index into ProfileData::runs
@@ -58,6 +61,7 @@ struct Run {
   double runtime_ns = 0;
   std::map<std::string, double> samples;  // per line
   size_t experiments = 0;
+  double next_start_ns = 0;     // where the next experiment without `start` is taken to begin
   bool written_by_coz = false;  // Coz's own profile (its startup record has no format)
 };
 

@@ -10,6 +10,7 @@ ExperimentResult compute_experiment_result(const ExperimentInput& in) {
   r.selected = in.selected;
   r.speedup = in.speedup;
   r.elapsed_ns = in.elapsed_ns;
+  r.start_ns = in.start_ns;
   r.inserted_ns = in.inserted_ns;
   r.duration_ns = in.elapsed_ns > in.inserted_ns ? in.elapsed_ns - in.inserted_ns : 0;
   r.selected_samples = in.selected_samples;

@@ -31,6 +31,7 @@ struct ExperimentInput {
   int speedup = 0;        // percent
   uint64_t delay_ns = 0;  // per selected sample
   uint64_t elapsed_ns = 0;
+  uint64_t start_ns = 0;     // since the runner began: where in the run the experiment lies
   uint64_t inserted_ns = 0;  // delays inserted (the ledger's global total)
   uint64_t selected_samples = 0;
   uint64_t run_id = 0;
@@ -58,6 +59,7 @@ struct ExperimentResult {
   int speedup = 0;
   uint64_t duration_ns = 0;  // elapsed minus inserted delays: the virtual time (eq. 5.1)
   uint64_t elapsed_ns = 0, inserted_ns = 0, selected_samples = 0;
+  uint64_t start_ns = 0;  // since the run began (analysis compares experiments of like times)
   uint64_t delay_size_ns = 0, delays = 0;  // Coz's fields
   uint64_t run_id = 0;
   bool amplified = false;

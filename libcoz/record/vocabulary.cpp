@@ -7,33 +7,17 @@ namespace {
 constexpr std::string_view kTypes[] = {kStartup,      kExperiment, kThroughputPoint, kLatencyPoint,
                                        kArrivalPoint, kSamples,    kRuntime,         kWarning};
 
-constexpr std::string_view kKeys[] = {key::kTime,
-                                      key::kFormat,
-                                      key::kPid,
-                                      key::kSamplingPeriod,
-                                      key::kProgram,
-                                      key::kSelected,
-                                      key::kSpeedup,
-                                      key::kDuration,
-                                      key::kSelectedSamples,
-                                      key::kElapsed,
-                                      key::kDelays,
-                                      key::kDelaySize,
-                                      key::kInserted,
-                                      key::kRun,
-                                      key::kArrivalSpeedup,
-                                      key::kLoadTarget,
-                                      key::kArrivalSpeedupTotal,
-                                      key::kLoad,
-                                      key::kName,
-                                      key::kDelta,
-                                      key::kArrivals,
-                                      key::kDepartures,
-                                      key::kDifference,
-                                      key::kInFlightNs,
-                                      key::kLocation,
-                                      key::kCount,
-                                      key::kMessage};
+constexpr std::string_view kKeys[] = {
+    key::kTime,           key::kFormat,     key::kPid,
+    key::kSamplingPeriod, key::kProgram,    key::kSelected,
+    key::kSpeedup,        key::kDuration,   key::kSelectedSamples,
+    key::kElapsed,        key::kDelays,     key::kDelaySize,
+    key::kInserted,       key::kStart,      key::kRun,
+    key::kArrivalSpeedup, key::kLoadTarget, key::kArrivalSpeedupTotal,
+    key::kLoad,           key::kName,       key::kDelta,
+    key::kArrivals,       key::kDepartures, key::kDifference,
+    key::kInFlightNs,     key::kLocation,   key::kCount,
+    key::kMessage};
 
 // The known name that `name` spells with underscores for hyphens, or `name`.
 template <size_t N>

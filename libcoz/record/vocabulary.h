@@ -43,6 +43,7 @@ inline constexpr std::string_view kElapsed = "elapsed";
 inline constexpr std::string_view kDelays = "delays";
 inline constexpr std::string_view kDelaySize = "delay-size";
 inline constexpr std::string_view kInserted = "inserted";
+inline constexpr std::string_view kStart = "start";
 inline constexpr std::string_view kRun = "run";
 inline constexpr std::string_view kArrivalSpeedup = "arrival-speedup";
 inline constexpr std::string_view kLoadTarget = "load-target";

@@ -15,7 +15,8 @@ ExperimentRunner::ExperimentRunner(RunnerSettings settings, ExperimentState& sta
       points_(points),
       writer_(writer),
       scheduler_(settings.scheduler),
-      random_(seed) {}
+      random_(seed),
+      created_ns_(now_ns()) {}
 
 uint64_t ExperimentRunner::now_ns() const {
   return settings_.clock ? settings_.clock() : platform::monotonic_ns();
@@ -125,6 +126,7 @@ ExperimentRunner::Visits ExperimentRunner::end() {
   in.speedup = open_.speedup;
   in.delay_ns = open_.delay_ns;
   in.elapsed_ns = end_ns - open_.start_ns;
+  in.start_ns = open_.start_ns - created_ns_;
   in.inserted_ns = inserted;
   in.selected_samples = state_.selected_samples.load(std::memory_order_relaxed);
   in.run_id = settings_.run_id;

@@ -110,6 +110,7 @@ class ExperimentRunner {
   std::function<void(bool, const std::string&)> on_write_;
   Scheduler scheduler_;
   Random random_;
+  uint64_t created_ns_;  // the runner starts with the run: experiments' `start` counts from here
   Open open_;
   bool is_open_ = false;
   uint64_t experiments_ = 0;

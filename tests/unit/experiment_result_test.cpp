@@ -89,6 +89,7 @@ TEST(ExperimentResult, AchievedLoadFromTheArrivalThreadsOwnRate) {
 TEST(ExperimentRecord, WritesTheVocabularysRecords) {
   ExperimentInput in = base();
   in.run_id = 12;
+  in.start_ns = 2000000000;
   PointInput p{"done", false, false, {}, {}, {}};
   p.after.throughput = 5;
   in.points = {p};
@@ -96,7 +97,8 @@ TEST(ExperimentRecord, WritesTheVocabularysRecords) {
   append_experiment(compute_experiment_result(in), &block);
   EXPECT_EQ(block.text(),
             "experiment\tselected=a.c:7\tspeedup=0.40\tduration=380000000\tselected-samples=75\t"
-            "elapsed=500000000\tdelays=300\tdelay-size=400000\tinserted=120000000\trun=12\n"
+            "elapsed=500000000\tdelays=300\tdelay-size=400000\tinserted=120000000\t"
+            "start=2000000000\trun=12\n"
             "throughput-point\tname=done\tdelta=5");
 }
 
