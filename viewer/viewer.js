@@ -336,6 +336,9 @@
     },
   };
 
+  // The smallest impact a flag needs (reports before it had none: their flags needed none).
+  const floorText = (report) => +((report.settings.floor || 0) * 100).toPrecision(3) + '%';
+
   function card(line, domain, keys, phaseOn) {
     const title = el('h3', { textContent: line.display, title: line.line });
     // One badge per finding, naming the load levels it holds at when there are several.
@@ -347,7 +350,8 @@
       }
     };
     badge('contention', 'contention', 'speeding this line up slows the program (significant downward slope)', (s) => s.contention);
-    badge('significant', 'significant', 'the line\'s speedup changes the program\'s (permutation test, 5% false discovery rate)',
+    badge('significant', 'significant', 'the line\'s speedup changes the program\'s (permutation test, 5% false discovery rate, ' +
+          'impact interval clear of zero and the impact at least the floor in the legend)',
           (s) => s.significant && !s.contention);
     const phased = phaseOn && line.views.find((v) => v.series.phase_corrected && v.series.phase_factor < 0.95);
     if (phased) {
@@ -567,6 +571,7 @@
     $('legend-note').textContent = lines.length
       ? lines.length + (lines.length === 1 ? ' line' : ' lines') + '. Points: program speedup at each line speedup, ' +
         'bars: ' + Math.round(report.settings.confidence * 100) + '% intervals, dashed: least-squares slope. ' +
+        'Flags need an impact of at least ' + floorText(report) + ' (the profiler\'s own bias). ' +
         'Click a chart for its source; its menu exports SVG or PNG.'
       : '';
     charts.start();

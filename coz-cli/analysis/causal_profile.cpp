@@ -7,27 +7,24 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/bootstrap.h"
 #include "analysis/diagnosis.h"
 #include "analysis/scalability.h"
 #include "analysis/series_builder.h"
 #include "analysis/statistics.h"
+#include "analysis/time_matching.h"
 
 namespace coz::analysis {
 namespace {
 
-struct SeriesKey {
-  std::string line;
+// The experiments of one progress point at one load level: every line's, compared with the same
+// baselines.
+struct FamilyKey {
   std::string point;
   PointMetric kind;
   LoadLevel level;
-  bool operator<(const SeriesKey& o) const {
-    if (line != o.line)
-      return line < o.line;
-    if (point != o.point)
-      return point < o.point;
-    if (kind != o.kind)
-      return kind < o.kind;
-    return level < o.level;
+  bool operator<(const FamilyKey& o) const {
+    return std::tie(point, kind, level) < std::tie(o.point, o.kind, o.level);
   }
 };
 
@@ -80,18 +77,51 @@ std::map<std::string, double> phase_factors(const ProfileData& data) {
   return factors;
 }
 
+// Each experiment's midpoint in the program's own time: from its run's start, less the delays
+// inserted by the run's earlier experiments (while paused the program makes no progress, so a
+// run with many delays reaches each phase later in real time).
+std::vector<double> program_times(const ProfileData& data) {
+  const std::vector<Experiment>& all = data.experiments();
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < order.size(); i++) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&all](size_t a, size_t b) {
+    return std::tie(all[a].run, all[a].start_ns) < std::tie(all[b].run, all[b].start_ns);
+  });
+  std::vector<double> times(all.size());
+  double paused = 0;
+  for (size_t k = 0; k < order.size(); k++) {
+    const Experiment& e = all[order[k]];
+    if (k == 0 || all[order[k - 1]].run != e.run) {
+      paused = 0;
+    }
+    times[order[k]] = std::max(0.0, e.start_ns - paused) + e.duration_ns / 2;
+    paused += std::max(0.0, e.elapsed_ns - e.duration_ns);
+  }
+  return times;
+}
+
 // Permutation test of "the line's speedup makes no difference to the program": the ordinary
-// least-squares slope of each experiment's own progress rate (visits per ns, or the inverse of
-// its mean latency) against its line speedup, compared with the slopes after shuffling the
-// speedups among the experiments. Exact under that null for any number of experiments.
-double slope_permutation_p(PointMetric kind, const std::vector<Observation>& obs, size_t rounds,
+// least-squares slope of each experiment's time-matched rate (visits per matched cost) against
+// its line speedup, over the line's experiments and the baselines they are compared with,
+// against the slopes after shuffling the speedups among them. Exact under that null for any
+// number of experiments.
+double slope_permutation_p(const Family& f, const std::vector<size_t>& members, size_t rounds,
                            Rng* rng) {
+  std::vector<size_t> set = members;
+  for (size_t i : members) {
+    const TimeMatch::Window& w = f.match.windows[i];
+    set.insert(set.end(), f.match.baselines.begin() + static_cast<long>(w.left),
+               f.match.baselines.begin() + static_cast<long>(w.right));
+  }
+  std::sort(set.begin(), set.end());
+  set.erase(std::unique(set.begin(), set.end()), set.end());
   std::vector<double> xs, rates;
-  for (const Observation& o : obs) {
-    double denominator = kind == PointMetric::kThroughput ? o.duration_ns : o.in_flight_ns;
-    if (denominator > 0 && (kind == PointMetric::kThroughput || o.visits > 0)) {
-      xs.push_back(o.speedup);
-      rates.push_back(o.visits / denominator);
+  for (size_t i : set) {
+    if (f.obs[i].matched > 0 && f.obs[i].visits > 0) {
+      xs.push_back(f.obs[i].speedup);
+      rates.push_back(f.obs[i].visits / f.obs[i].matched);
     }
   }
   if (xs.size() < 3) {
@@ -149,102 +179,10 @@ void predict(Series* s, const CurveFit& fit) {
   }
 }
 
-// Bootstrap over experiments, by residuals: each experiment's period (or latency) relative to its
-// speedup's mean is a residual; residuals pooled over the series are drawn again for every
-// experiment, keeping each speedup's experiments and weights. With the profiler's random design
-// most speedups have one to three experiments, too few to resample on their own (a percentile
-// interval from two experiments covers the truth far less often than it claims), while the
-// noise of an experiment hardly depends on the speedup. Gives intervals for every curve point,
-// the slope and the impact; none when no speedup has two experiments.
-void bootstrap(Series* s, const std::vector<Observation>& obs, const std::vector<Group>& groups,
-               const AnalysisOptions& o, Rng rng) {
-  if (o.bootstrap == 0) {
-    return;
-  }
-  s->p_value = slope_permutation_p(s->kind, obs, o.bootstrap, &rng);
-  const bool tput = s->kind == PointMetric::kThroughput;
-  auto cost = [tput](const Observation& e) { return tput ? e.duration_ns : e.in_flight_ns; };
-  std::vector<double> mean(groups.size());
-  for (size_t g = 0; g < groups.size(); g++) {
-    mean[g] = groups[g].value_ns(s->kind);
-  }
-  std::vector<size_t> group_of(obs.size());
-  std::vector<double> residuals;
-  for (size_t i = 0; i < obs.size(); i++) {
-    while (groups[group_of[i]].key != obs[i].key) {
-      group_of[i]++;
-    }
-    const Group& g = groups[group_of[i]];
-    if (g.experiments >= 2 && obs[i].visits > 0 && mean[group_of[i]] > 0) {
-      double n = static_cast<double>(g.experiments);
-      residuals.push_back((cost(obs[i]) / obs[i].visits / mean[group_of[i]] - 1) *
-                          std::sqrt(n / (n - 1)));
-    }
-  }
-  if (residuals.size() < 2) {
-    return;
-  }
-
-  // The group behind each curve point (the curve skips groups without a value).
-  std::vector<size_t> group_at(s->curve.size());
-  for (size_t k = 0; k < s->curve.size(); k++) {
-    while (groups[group_at[k]].key != speedup_key(s->curve[k].line_speedup)) {
-      group_at[k]++;
-    }
-  }
-
-  // Replicates of each group's value: sum of weight x (mean x (1 + residual)) over its experiments.
-  std::vector<std::vector<double>> at(s->curve.size()), predicted(s->predicted.size());
-  const std::vector<double> weights = fit_weights(*s);
-  std::vector<double> slopes, impacts, cost_sum(groups.size());
-  std::vector<XY> curve;
-  for (size_t b = 0; b < o.bootstrap; b++) {
-    std::fill(cost_sum.begin(), cost_sum.end(), 0.0);
-    for (size_t i = 0; i < obs.size(); i++) {
-      double m = mean[group_of[i]];
-      bool drawn = obs[i].visits > 0 && m > 0;
-      double e = drawn ? residuals[rng.below(residuals.size())] : 0;
-      cost_sum[group_of[i]] += drawn ? obs[i].visits * m * std::max(0.0, 1 + e) : cost(obs[i]);
-    }
-    curve.clear();
-    double base = groups[0].visits > 0 ? cost_sum[0] / groups[0].visits : 0;
-    if (base <= 0) {
-      continue;
-    }
-    for (size_t k = 0; k < s->curve.size(); k++) {
-      size_t g = group_at[k];
-      double y = program_speedup(cost_sum[g] / groups[g].visits, base) * s->phase_factor;
-      at[k].push_back(y);
-      curve.push_back(XY{s->curve[k].line_speedup, k == 0 ? 0 : y});
-    }
-    slopes.push_back(slope_through_origin(curve));
-    impacts.push_back(impact(curve));
-    CurveFit fit = fit_curve(curve, weights);
-    for (size_t k = 0; k < s->predicted.size(); k++) {
-      predicted[k].push_back(fit.at(s->predicted[k].line_speedup));
-    }
-  }
-  if (slopes.size() * 2 < o.bootstrap) {
-    return;
-  }
-  for (size_t k = 1; k < s->curve.size(); k++) {
-    Interval in = percentile_interval(&at[k], o.confidence);
-    s->curve[k].program_speedup =
-        Estimate{s->curve[k].program_speedup.value, true, in.low, in.high};
-  }
-  for (size_t k = 0; k < s->predicted.size(); k++) {
-    Interval in = percentile_interval(&predicted[k], o.confidence);
-    Estimate& e = s->predicted[k].program_speedup;
-    e = Estimate{e.value, true, in.low, in.high};
-  }
-  Interval si = percentile_interval(&slopes, o.confidence);
-  Interval ii = percentile_interval(&impacts, o.confidence);
-  s->slope = Estimate{s->slope.value, true, si.low, si.high};
-  s->impact = Estimate{s->impact.value, true, ii.low, ii.high};
-}
-
 // Benjamini-Hochberg over the lines of each (progress point, load level), on the permutation
-// p-values: a rejected line helps (impact above 0) or hurts (slope below 0, contention).
+// p-values: a rejected line helps (impact above 0) or hurts (slope below 0, contention) when its
+// impact interval agrees and the impact is at least the floor: statistically clear and large
+// enough to be more than the profiler's own bias.
 void flag_significant(std::vector<Series>* series, const AnalysisOptions& o) {
   std::map<std::tuple<std::string, int, LoadLevel>, std::vector<size_t>> families;
   for (size_t i = 0; i < series->size(); i++) {
@@ -261,8 +199,11 @@ void flag_significant(std::vector<Series>* series, const AnalysisOptions& o) {
     std::vector<bool> rejected = benjamini_hochberg(p, o.fdr);
     for (size_t k = 0; k < members.size(); k++) {
       Series& s = (*series)[members[k]];
-      s.significant = rejected[k] && s.slope.value > 0 && s.impact.value > 0;
-      s.contention = rejected[k] && s.slope.value < 0;
+      const Estimate& i = s.impact;
+      s.significant =
+          rejected[k] && s.slope.value > 0 && i.value >= o.floor && i.has_interval && i.low > 0;
+      s.contention =
+          rejected[k] && s.slope.value < 0 && i.value <= -o.floor && i.has_interval && i.high < 0;
     }
   }
 }
@@ -278,10 +219,12 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
     report.runtime_ns += r.runtime_ns;
   }
 
-  std::map<SeriesKey, std::vector<Observation>> observed;
+  const std::vector<double> times = program_times(data);
+  std::map<FamilyKey, Family> families;
   std::map<std::string, Location> lines;  // by name, the lines tested
   std::set<LoadLevel> levels;
-  for (const Experiment& e : data.experiments()) {
+  for (size_t n = 0; n < data.experiments().size(); n++) {
+    const Experiment& e = data.experiments()[n];
     // Load amplification alone tests no line: it counts for the points and the scalability table.
     bool tests_line = e.line.name != kNoLine;
     if (tests_line) {
@@ -290,8 +233,12 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
     levels.insert(e.level);
     for (const PointCounts& p : e.points) {
       if (tests_line) {
-        Observation o{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits, p.in_flight_ns};
-        observed[{e.line.name, p.name, p.kind, e.level}].push_back(o);
+        Family& f = families[{p.name, p.kind, e.level}];
+        double cost = p.kind == PointMetric::kThroughput ? e.duration_ns : p.in_flight_ns;
+        f.obs.push_back(Observation{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits,
+                                    p.in_flight_ns, cost});
+        f.line.push_back(e.line.name);
+        f.timed.push_back(TimedCost{times[n], cost, p.visits, speedup_key(e.speedup) == 0});
       }
       auto it = std::find_if(
           report.points.begin(), report.points.end(),
@@ -309,53 +256,116 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
   std::map<std::string, double> factors =
       options.phase_correction ? phase_factors(data) : std::map<std::string, double>{};
   std::set<std::string> no_baseline, few_speedups, shown;
-  for (const auto& [key, obs] : observed) {
-    std::vector<Group> groups = group_by_speedup(obs, nullptr);
-    Series s;
-    s.line = lines.at(key.line);
-    s.point = key.point;
-    s.kind = key.kind;
-    s.level = key.level;
-    s.experiments = obs.size();
-    auto f = factors.find(key.line);
-    if (f != factors.end()) {
-      s.phase_factor = f->second;
-      s.phase_corrected = true;
+  for (auto& [key, f] : families) {
+    const std::string family_name = key.point + '\n' + key.level.label();
+    Rng family_rng(options.seed ^ fnv1a(family_name));
+    f.match = match_in_time(f.timed, choose_neighbours(f.timed), options.time_matching);
+    std::vector<double> lengths;
+    for (size_t i = 0; i < f.obs.size(); i++) {
+      f.obs[i].matched = f.timed[i].cost / f.match.reference[i];
+      lengths.push_back(f.obs[i].duration_ns);
+      if (f.obs[i].key == 0) {
+        f.baseline.add(f.obs[i]);
+      }
     }
-    std::vector<XY> raw;
-    if (!speedup_curve(groups, key.kind, 1, &raw)) {
-      no_baseline.insert(key.line);
-      continue;
+    f.trend = baseline_trend(f.timed, f.match.reference, lengths, options.bootstrap, &family_rng);
+    if (f.trend.baselines > 0) {
+      report.drift.push_back(DriftRow{key.point, key.kind, key.level, f.trend.baselines, f.match.k,
+                                      f.trend.early, f.trend.late, f.trend.change, f.trend.p_value,
+                                      f.trend.length_effect});
     }
-    report.most_speedups = std::max(report.most_speedups, raw.size());
-    if (raw.size() < options.min_speedups || raw.size() < 2) {
-      few_speedups.insert(key.line);
-      continue;
+    measure_noise(&f);
+
+    std::map<std::string, std::vector<size_t>> by_line;
+    for (size_t i = 0; i < f.obs.size(); i++) {
+      by_line[f.line[i]].push_back(i);
     }
-    std::vector<XY> corrected;
-    for (const Group& g : groups) {
-      if (g.value_ns(key.kind) < 0) {
+    std::vector<SeriesDraft> drafts;
+    for (const auto& [line, members] : by_line) {
+      if (f.baseline.relative() <= 0) {
+        no_baseline.insert(line);
         continue;
       }
-      CurvePoint p;
-      p.line_speedup = g.speedup;
-      p.experiments = g.experiments;
-      p.visits = g.visits;
-      p.duration_ns = g.duration_ns;
-      p.value_ns = g.value_ns(key.kind);
-      p.uncorrected = program_speedup(p.value_ns, groups[0].value_ns(key.kind));
-      p.program_speedup.value = p.uncorrected * s.phase_factor;
-      corrected.push_back(XY{p.line_speedup, p.program_speedup.value});
-      s.max_speedup = std::max(s.max_speedup, p.program_speedup.value);
-      s.curve.push_back(p);
+      // The line's speedups with a value, each with its experiments; the baseline is the family's.
+      SeriesDraft d;
+      std::set<long> keys;
+      for (size_t i : members) {
+        keys.insert(f.obs[i].key);
+      }
+      for (long key_at : keys) {
+        if (key_at == 0) {
+          continue;
+        }
+        Group g;
+        std::vector<size_t> in_group;
+        for (size_t i : members) {
+          if (f.obs[i].key == key_at) {
+            g.key = key_at;
+            g.speedup = f.obs[i].speedup;
+            g.add(f.obs[i]);
+            in_group.push_back(i);
+          }
+        }
+        if (g.relative() > 0) {
+          d.groups.push_back(g);
+          d.members.push_back(std::move(in_group));
+        }
+      }
+      size_t speedups = d.groups.size() + 1;
+      report.most_speedups = std::max(report.most_speedups, speedups);
+      if (speedups < options.min_speedups || speedups < 2) {
+        few_speedups.insert(line);
+        continue;
+      }
+      Series& s = d.series;
+      s.line = lines.at(line);
+      s.point = key.point;
+      s.kind = key.kind;
+      s.level = key.level;
+      s.experiments = members.size();
+      auto factor = factors.find(line);
+      if (factor != factors.end()) {
+        s.phase_factor = factor->second;
+        s.phase_corrected = true;
+      }
+      const double base = f.baseline.relative();
+      CurvePoint zero;
+      zero.experiments = f.baseline.experiments;
+      zero.visits = f.baseline.visits;
+      zero.duration_ns = f.baseline.duration_ns;
+      zero.value_ns = f.baseline.value_ns(key.kind);
+      s.curve.push_back(zero);
+      std::vector<XY> corrected{XY{0, 0}};
+      for (const Group& g : d.groups) {
+        CurvePoint p;
+        p.line_speedup = g.speedup;
+        p.experiments = g.experiments;
+        p.visits = g.visits;
+        p.duration_ns = g.duration_ns;
+        p.value_ns = g.value_ns(key.kind);
+        p.uncorrected = program_speedup(g.relative(), base);
+        p.program_speedup.value = p.uncorrected * s.phase_factor;
+        corrected.push_back(XY{p.line_speedup, p.program_speedup.value});
+        s.max_speedup = std::max(s.max_speedup, p.program_speedup.value);
+        s.curve.push_back(p);
+      }
+      s.slope.value = slope_through_origin(corrected);
+      s.impact.value = impact(corrected);
+      d.weights = fit_weights(s);
+      predict(&s, fit_curve(corrected, d.weights));
+      if (options.bootstrap > 0) {
+        Rng rng(options.seed ^ fnv1a(line + '\n' + family_name));
+        s.p_value = slope_permutation_p(f, members, options.bootstrap, &rng);
+      }
+      d.at.resize(d.groups.size());
+      d.predicted.resize(s.predicted.size());
+      drafts.push_back(std::move(d));
     }
-    s.slope.value = slope_through_origin(corrected);
-    s.impact.value = impact(corrected);
-    predict(&s, fit_curve(corrected, fit_weights(s)));
-    bootstrap(&s, obs, groups, options,
-              Rng(options.seed ^ fnv1a(key.line + '\n' + key.point + '\n' + key.level.label())));
-    shown.insert(key.line);
-    report.series.push_back(std::move(s));
+    bootstrap(f, &drafts, options, options.time_matching, &family_rng);
+    for (SeriesDraft& d : drafts) {
+      shown.insert(d.series.line.name);
+      report.series.push_back(std::move(d.series));
+    }
   }
   // A line counts as dropped when none of its series could be shown, for the first reason.
   for (const std::string& line : few_speedups) {

@@ -1,7 +1,8 @@
 // The causal profile: experiments grouped by (line, progress point, load level, speedup), each
-// group's period or latency turned into a program speedup against the line's own 0% baseline,
-// corrected for phases (dissertation eq. 5.8), with bootstrap intervals, a least-squares slope,
-// Coz's area-based impact and a false-discovery-controlled significance flag per line.
+// group's period or latency turned into a program speedup against the 0% baselines of the same
+// time in the run (time_matching.h), corrected for phases (dissertation eq. 5.8), with bootstrap
+// intervals that carry experiment-to-experiment variance, a least-squares slope, Coz's area-based
+// impact and a significance flag per line that needs a clear effect above a stated floor.
 // Pure: a ProfileData and options in, a Report out.
 #pragma once
 
@@ -21,6 +22,13 @@ struct AnalysisOptions {
   uint64_t seed = 1;
   bool phase_correction = true;
   double fdr = 0.05;  // Benjamini-Hochberg false discovery rate
+  // Compare each experiment with the baselines nearest it in time (false: with all baselines).
+  bool time_matching = true;
+  // A line is flagged only when its impact is at least this far from 0: the profiler's own bias
+  // on lines that change nothing (README, "Reading the profile"), so small biases are not flagged
+  // however many experiments make them statistically clear.
+  double floor = kDefaultFloor;
+  static constexpr double kDefaultFloor = 0.02;
 };
 
 struct Estimate {
@@ -31,7 +39,9 @@ struct Estimate {
 };
 
 struct CurvePoint {
-  double line_speedup = 0;   // 0..1
+  // 0..1. The 0% point is the baselines of every line at this progress point and load level
+  // (at 0% no line is sped up): its counts are theirs.
+  double line_speedup = 0;
   Estimate program_speedup;  // phase-corrected when the correction applies
   double uncorrected = 0;
   size_t experiments = 0;
@@ -62,10 +72,30 @@ struct Series {
   bool phase_corrected = false;
   Estimate impact;
   Estimate slope;
-  double max_speedup = 0;    // largest program speedup on the curve
-  double p_value = 1;        // permutation test: the line's speedup makes no difference
-  bool significant = false;  // rejected under Benjamini-Hochberg, slope and impact above 0
-  bool contention = false;   // rejected, slope below 0: speeding it slows the program (5.1.6)
+  double max_speedup = 0;  // largest program speedup on the curve
+  double p_value = 1;      // permutation test: the line's speedup makes no difference
+  // Rejected under Benjamini-Hochberg, with the impact and its interval above 0 and the impact
+  // at least the floor.
+  bool significant = false;
+  // Rejected, slope below 0, the impact and its interval below 0 and at least the floor below
+  // it: speeding the line slows the program (5.1.6).
+  bool contention = false;
+};
+
+// How one progress point's baselines drift within a run (time_matching.h BaselineTrend).
+struct DriftRow {
+  std::string point;
+  PointMetric kind = PointMetric::kThroughput;
+  LoadLevel level;
+  size_t baselines = 0;
+  size_t neighbours = 0;  // baselines per reference (time_matching.h choose_neighbours)
+  double early_ns = 0;    // period per visit or latency of the earliest third of the baselines
+  double late_ns = 0;     // of the latest third
+  double change = 0;      // late / early - 1
+  double p_value = 1;
+  double length_effect = 0;  // long baselines against short ones of the same time, minus 1
+  // Worth a word in the report: clear (p < 0.05) and at least 2%.
+  bool notable() const { return p_value < 0.05 && (change >= 0.02 || change <= -0.02); }
 };
 
 struct ScalabilityRow {
@@ -105,6 +135,7 @@ struct Report {
   size_t dropped_few_speedups = 0;          // lines left out: a baseline, but too few speedups
   size_t most_speedups = 0;                 // the most distinct speedups any series reached
   std::vector<ScalabilityRow> scalability;  // when the profile holds more than one load level
+  std::vector<DriftRow> drift;              // per progress point and load level with baselines
   Diagnosis diagnosis;
 };
 

@@ -11,6 +11,7 @@ void Group::add(const Observation& o) {
   duration_ns += o.duration_ns;
   visits += o.visits;
   in_flight_ns += o.in_flight_ns;
+  matched += o.matched;
 }
 
 double Group::value_ns(PointMetric kind) const {
@@ -48,26 +49,6 @@ std::vector<Group> group_by_speedup(const std::vector<Observation>& obs,
     }
   }
   return groups;
-}
-
-bool speedup_curve(const std::vector<Group>& groups, PointMetric kind, double factor,
-                   std::vector<XY>* out) {
-  out->clear();
-  if (groups.empty() || groups[0].key != 0) {
-    return false;
-  }
-  double base = groups[0].value_ns(kind);
-  if (base <= 0) {
-    return false;
-  }
-  out->push_back(XY{0, 0});
-  for (size_t i = 1; i < groups.size(); i++) {
-    double v = groups[i].value_ns(kind);
-    if (v >= 0) {
-      out->push_back(XY{groups[i].speedup, program_speedup(v, base) * factor});
-    }
-  }
-  return true;
 }
 
 }  // namespace coz::analysis

@@ -18,6 +18,10 @@ struct Observation {
   double duration_ns = 0;
   double visits = 0;  // throughput visits, or latency arrivals
   double in_flight_ns = 0;
+  // The cost (duration, or in-flight time for latency) over the cost per visit of the baselines
+  // nearest in time (time_matching.h): in visits' worth of the reference, so drift cancels.
+  // Equal to the cost when matching is off.
+  double matched = 0;
 };
 
 struct Group {
@@ -27,28 +31,27 @@ struct Group {
   double duration_ns = 0;
   double visits = 0;
   double in_flight_ns = 0;
+  double matched = 0;
 
   void add(const Observation& o);
   // Period per visit (throughput) or mean latency by Little's law; negative when undefined.
   double value_ns(PointMetric kind) const;
+  // The same relative to the baselines of the same time: matched cost per visit; negative when
+  // undefined.
+  double relative() const { return visits > 0 && matched > 0 ? matched / visits : -1; }
 };
 
 long speedup_key(double speedup);
 
-// The program speedup of a visit period (or latency) `value_ns` against the 0% baseline's
-// `baseline_ns`: a shorter period, or a lower latency, is a positive speedup.
-inline double program_speedup(double value_ns, double baseline_ns) {
-  return 1 - value_ns / baseline_ns;
+// The program speedup of a visit period (or latency) `value` against the 0% baseline's
+// `baseline`, both in the same unit: a shorter period, or a lower latency, is a positive speedup.
+inline double program_speedup(double value, double baseline) {
+  return 1 - value / baseline;
 }
 
 // Sums observations per speedup, sorted by speedup. `pick` selects (with repetition) which
 // observations to use; null means all of them once.
 std::vector<Group> group_by_speedup(const std::vector<Observation>& obs,
                                     const std::vector<size_t>* pick);
-
-// Program speedup at each valid group, (0, 0) first, each y multiplied by `factor`. False when
-// there is no valid 0% baseline.
-bool speedup_curve(const std::vector<Group>& groups, PointMetric kind, double factor,
-                   std::vector<XY>* out);
 
 }  // namespace coz::analysis

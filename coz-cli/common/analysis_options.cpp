@@ -2,6 +2,7 @@
 #include "common/analysis_options.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 #include "analysis/causal_profile.h"
@@ -72,6 +73,24 @@ void add_analysis_options(CLI::App* app, analysis::AnalysisOptions* options, siz
                      }
                      return true;
                    });
+  char floor_help[160];
+  snprintf(floor_help, sizeof floor_help,
+           "flag a line only when its impact is at least P%% from 0 (default %g: the profiler's "
+           "measured bias on lines that change nothing)",
+           analysis::AnalysisOptions::kDefaultFloor * 100);
+  add_value_option(app, "--floor", "P", floor_help, false,
+                   [options](const std::string& v, std::string* error) {
+                     double percent;
+                     if (!parse_number(v, 0, 100, &percent)) {
+                       *error = "--floor takes a percentage from 0 to 100, e.g. 2";
+                       return false;
+                     }
+                     options->floor = percent / 100;
+                     return true;
+                   });
+  add_switch(app, "--unmatched",
+             "compare experiments with every 0% baseline, not those of the same time in the run",
+             [options] { options->time_matching = false; });
 }
 
 }  // namespace coz::cli

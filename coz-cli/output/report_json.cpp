@@ -63,6 +63,8 @@ std::string render_json(const RenderContext& ctx) {
       .value("phase_correction", r.options.phase_correction)
       .value("fdr", r.options.fdr)
       .value("fdr_method", "benjamini-hochberg")
+      .value("floor", r.options.floor)
+      .value("time_matching", r.options.time_matching)
       .value("sort", ctx.sort)
       .end_object();
   w.begin_array("inputs");
@@ -175,6 +177,24 @@ std::string render_json(const RenderContext& ctx) {
       w.end_object();
     }
     w.end_array().end_object();
+  }
+  w.end_array();
+
+  w.begin_array("drift");
+  for (const analysis::DriftRow& d : r.drift) {
+    w.begin_object()
+        .value("point", d.point)
+        .value("kind", kind_name(d.kind))
+        .value("load", d.level.label())
+        .value("baselines", d.baselines)
+        .value("neighbours", d.neighbours)
+        .value("early_ns", d.early_ns)
+        .value("late_ns", d.late_ns)
+        .value("change", d.change)
+        .value("p_value", d.p_value)
+        .value("length_effect", d.length_effect)
+        .value("notable", d.notable())
+        .end_object();
   }
   w.end_array();
 

@@ -364,6 +364,21 @@ std::string render_text(const RenderContext& ctx) {
     first = end;
   }
   scalability_table(&out, r);
+  for (const analysis::DriftRow& d : r.drift) {
+    if (d.notable() && !r.series.empty()) {
+      std::string note;
+      appendf(&note,
+              "drift: at %s%s, the program's %s changes by %+.0f%% from the first third of the "
+              "run to the last (%zu baselines, p = %.3f); %s",
+              terminal_safe(d.point).c_str(),
+              r.levels.size() > 1 ? (" " + d.level.label()).c_str() : "",
+              d.kind == PointMetric::kThroughput ? "time per visit" : "latency", d.change * 100,
+              d.baselines, d.p_value,
+              r.options.time_matching ? "experiments are compared with baselines of the same time"
+                                      : "not corrected (--unmatched)");
+      out += "\n" + wrap(note, prose);
+    }
+  }
   if (!r.series.empty()) {
     int conf = static_cast<int>(std::lround(r.options.confidence * 100));
     std::string legend;
@@ -374,9 +389,14 @@ std::string render_text(const RenderContext& ctx) {
             "over experiments; a line without an interval ranks below every line with one; "
             "significant / contention: the line's speedup changes the program's (permutation "
             "test of the slope, %.0f%% false discovery rate, Benjamini-Hochberg), for the better "
-            "/ the worse; phase xF: scaled by the share of the run the line was active in (eq. "
-            "5.8)",
-            r.options.phase_correction ? "" : "not phase-corrected; ", conf, r.options.fdr * 100);
+            "/ the worse, by at least %g%% of impact (the floor: smaller effects are within the "
+            "profiler's own bias); phase xF: scaled by the share of the run the line was active "
+            "in (eq. 5.8); %s",
+            r.options.phase_correction ? "" : "not phase-corrected; ", conf, r.options.fdr * 100,
+            r.options.floor * 100,
+            r.options.time_matching
+                ? "each experiment is compared with the 0% experiments nearest it in the run"
+                : "experiments are compared with every 0% experiment (--unmatched)");
     out += "\n" + wrap(legend, prose);
   }
   return out;

@@ -9,28 +9,13 @@
 #include "analysis/causal_profile.h"
 #include "analysis/profile_data.h"
 #include "analysis/statistics.h"
+#include "unit/profile_text.h"
 
 namespace coz::analysis {
 namespace {
 
-ProfileData from_text(const std::string& text) {
-  std::vector<Record> records;
-  std::istringstream in(text);
-  std::string line;
-  size_t number = 0;
-  while (std::getline(in, line)) {
-    Record r;
-    std::string message;
-    EXPECT_TRUE(parse_record(line, &r, &message)) << line << ": " << message;
-    r.line = ++number;
-    if (!r.type.empty()) {
-      records.push_back(r);
-    }
-  }
-  ProfileData data;
-  data.add("test.coz", records);
-  return data;
-}
+using test::from_text;
+using test::normal;
 
 std::string diagnosis_of(const std::string& text) {
   return analyse(from_text(text), {}).diagnosis.code;
@@ -128,15 +113,17 @@ TEST(Ranking, EveryOrder) {
 }
 
 TEST(Ranking, LinesWithoutAnIntervalRankBelowLinesWithOne) {
-  // b.c looks better (0.9 x) but has one experiment per speedup, so no interval; a.c (0.3 x) has
-  // three per speedup and one.
+  // b.c looks better (0.9 x) but its point, "rare", has one experiment per speedup: no spread
+  // between experiments to borrow, so no interval. a.c (0.3 x) has three per speedup at "done".
   std::string text = "startup\ttime=1\n";
   for (double x : {0.0, 0.25, 0.5, 0.75, 1.0}) {
     for (int k = 0; k < 3; k++) {
       text +=
           experiment(x, static_cast<int>(std::lround((1e4 + 10 * k) / (1 - 0.3 * x))), "/a.c:1");
     }
-    text += experiment(x, static_cast<int>(std::lround(1e4 / (1 - 0.9 * x + 0.01))), "/b.c:2");
+    std::string rare =
+        experiment(x, static_cast<int>(std::lround(1e4 / (1 - 0.9 * x + 0.01))), "/b.c:2");
+    text += rare.replace(rare.find("name=done"), 9, "name=rare");
   }
   Report r = analyse(from_text(text), AnalysisOptions{});
   ASSERT_EQ(r.series.size(), 2u);
@@ -154,11 +141,6 @@ TEST(Ranking, LinesWithoutAnIntervalRankBelowLinesWithOne) {
 }
 
 // --- property tests ------------------------------------------------------------------------
-
-double normal(Rng* rng) {
-  double u1 = rng->uniform(), u2 = rng->uniform();
-  return std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * M_PI * u2);
-}
 
 // One run of experiments on `line`: n at each speedup, true program speedup slope * x, each
 // experiment's period off by `noise` (relative, normal).
