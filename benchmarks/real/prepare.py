@@ -42,28 +42,30 @@ def run(cmd, **kw):
     log("+ " + " ".join(cmd))
     subprocess.run(cmd, check=True, **kw)
 
-def fetch():
-    """`cargo fetch` in a scratch project, then unpack the .crate files from cargo's cache."""
+def fetch(names=("libsqlite3-sys", "zstd-sys", "ripgrep"), into=SRC):
+    """`cargo fetch` in a scratch project, then unpack the .crate files of `names` from cargo's
+    cache into `into` (a directory of its own keeps a copy that no patch has touched)."""
     scratch = os.path.join(WORK, "fetch")
     os.makedirs(os.path.join(scratch, "src"), exist_ok=True)
     with open(os.path.join(scratch, "Cargo.toml"), "w") as f:
         f.write('[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\n')
         for name, req in CRATES.items():
-            f.write(f"{name} = {req}\n")
+            if name in names or (name == "coz" and "ripgrep" in names):  # coz: ripgrep's patch
+                f.write(f"{name} = {req}\n")
     with open(os.path.join(scratch, "src", "lib.rs"), "w") as f:
         f.write("")
     run(["cargo", "fetch", "--quiet"], cwd=scratch)
     home = os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo"))
-    os.makedirs(SRC, exist_ok=True)
+    os.makedirs(into, exist_ok=True)
     out = {}
-    for name in ("libsqlite3-sys", "zstd-sys", "ripgrep"):
+    for name in names:
         crates = sorted(glob.glob(os.path.join(home, "registry", "cache", "*", f"{name}-[0-9]*.crate")))
         want = CRATES[name].split('"=')[1].split('"')[0]
         crate = [c for c in crates if os.path.basename(c).startswith(f"{name}-{want}")][0]
-        dest = os.path.join(SRC, os.path.basename(crate)[:-len(".crate")])
+        dest = os.path.join(into, os.path.basename(crate)[:-len(".crate")])
         if not os.path.isdir(dest):
             with tarfile.open(crate) as t:
-                t.extractall(SRC)
+                t.extractall(into)
         out[name] = dest
     return out
 
@@ -163,17 +165,18 @@ def patch_zstd(src):
 
 DEBUG = {"ours": ["-g"], "dwarf3": ["-gdwarf-3", "-gstrict-dwarf"]}
 
+def compile_c(sources, includes, defines, driver, dest, debug=("-g",)):
+    """gcc -O2 with this repository's include/ (coz.h); skipped when `dest` is newer than its sources."""
+    newest = max(os.path.getmtime(s) for s in list(sources) + [driver])
+    if not os.path.exists(dest) or os.path.getmtime(dest) < newest:
+        run(["gcc", "-O2", *debug, "-fno-omit-frame-pointer", "-pthread",
+             "-I", os.path.join(ROOT, "include"), *[f"-I{i}" for i in includes], *defines,
+             *sources, driver, "-o", dest, "-ldl", "-lm"])
+    return dest
+
 def build_c(name, sources, includes, defines, driver):
-    out = {}
-    for kind, debug in DEBUG.items():
-        dest = os.path.join(BIN, f"{name}_{kind}")
-        newest = max(os.path.getmtime(s) for s in sources + [driver])
-        if not os.path.exists(dest) or os.path.getmtime(dest) < newest:
-            run(["gcc", "-O2", *debug, "-fno-omit-frame-pointer", "-pthread",
-                 "-I", os.path.join(ROOT, "include"), *[f"-I{i}" for i in includes], *defines,
-                 *sources, driver, "-o", dest, "-ldl", "-lm"])
-        out[kind] = dest
-    return out
+    return {kind: compile_c(sources, includes, defines, driver, os.path.join(BIN, f"{name}_{kind}"), debug)
+            for kind, debug in DEBUG.items()}
 
 def build_sqlite(src):
     c = os.path.join(src, "sqlite3", "sqlite3.c")
