@@ -54,6 +54,12 @@ void measure_noise(Family* f) {
   for (const auto& [visits, e] : raw) {
     f->residuals.push_back(e * std::pow(visits / f->typical_visits, f->exponent / 2));
   }
+  f->scale.assign(f->obs.size(), 1.0);
+  for (size_t i = 0; i < f->obs.size(); i++) {
+    if (f->obs[i].visits > 0) {
+      f->scale[i] = std::pow(f->typical_visits / f->obs[i].visits, f->exponent / 2);
+    }
+  }
 }
 
 void bootstrap(const Family& f, std::vector<SeriesDraft>* drafts, const AnalysisOptions& o,
@@ -67,7 +73,7 @@ void bootstrap(const Family& f, std::vector<SeriesDraft>* drafts, const Analysis
       prefix_visits(order.size() + 1);
   auto draw_cost = [&](size_t i, double mean) {
     double v = f.obs[i].visits;
-    return v * f.match.reference[i] * mean * std::max(0.0, 1 + f.draw(v, rng));
+    return v * f.match.reference[i] * mean * std::max(0.0, 1 + f.draw(i, rng));
   };
   // The redrawn reference of experiment i (its cost per visit at its time).
   auto reference = [&](size_t i) {

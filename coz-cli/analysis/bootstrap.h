@@ -4,7 +4,6 @@
 // profile"). Pure: numbers in, intervals out, from a seeded Rng.
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -32,10 +31,10 @@ struct Family {
   double typical_visits = 1;
   BaselineTrend trend;
 
-  // A residual for an experiment of `visits` visits, drawn from the pool.
-  double draw(double visits, Rng* rng) const {
-    double u = residuals[rng->below(residuals.size())];
-    return exponent == 0 ? u : u * std::pow(typical_visits / visits, exponent / 2);
+  std::vector<double> scale;  // per observation: (typical_visits / its visits)^(exponent / 2)
+  // A residual for observation i, drawn from the pool and scaled to its visits.
+  double draw(size_t i, Rng* rng) const {
+    return residuals[rng->below(residuals.size())] * scale[i];
   }
 };
 
@@ -46,7 +45,7 @@ inline constexpr size_t kMinResiduals = 5;
 // experiment's visits: mean squared residual of the experiments with fewer visits than the median
 // against those with more, as a power of their typical visits (clamped to counting noise at most
 // and no growth). Experiments of different lengths then get noise of their own size. Fills
-// `residuals`, `exponent` and `typical_visits`; no residuals when there are fewer than
+// `residuals`, `exponent`, `typical_visits` and `scale`; no residuals when there are fewer than
 // kMinResiduals.
 void measure_noise(Family* f);
 

@@ -104,16 +104,30 @@ std::vector<double> program_times(const ProfileData& data) {
 
 // Permutation test of "the line's speedup makes no difference to the program": the ordinary
 // least-squares slope of each experiment's time-matched rate (visits per matched cost) against
-// its line speedup, over the line's experiments and the baselines they are compared with,
+// its line speedup, over the line's experiments and the baselines nearest them in time,
 // against the slopes after shuffling the speedups among them. Exact under that null for any
 // number of experiments.
 double slope_permutation_p(const Family& f, const std::vector<size_t>& members, size_t rounds,
                            Rng* rng) {
+  // The baselines nearest each experiment, a few each: enough to compare with (the line's
+  // experiments number about as many again), and the test's cost stays in proportion to the
+  // line's experiments however many baselines the point has.
+  constexpr size_t kBaselinesPerExperiment = 4;
   std::vector<size_t> set = members;
   for (size_t i : members) {
     const TimeMatch::Window& w = f.match.windows[i];
-    set.insert(set.end(), f.match.baselines.begin() + static_cast<long>(w.left),
-               f.match.baselines.begin() + static_cast<long>(w.right));
+    size_t middle = static_cast<size_t>(
+        std::lower_bound(
+            f.match.baselines.begin() + static_cast<long>(w.left),
+            f.match.baselines.begin() + static_cast<long>(w.right), i,
+            [&f](size_t b, size_t e) { return f.timed[b].time_ns < f.timed[e].time_ns; }) -
+        f.match.baselines.begin());
+    const size_t wanted = kBaselinesPerExperiment + (w.self ? 1 : 0);
+    size_t from = middle - std::min(middle - w.left, wanted / 2);
+    size_t to = std::min(w.right, from + wanted);
+    from = to - std::min(to - w.left, wanted);  // clipped on the right: take more on the left
+    set.insert(set.end(), f.match.baselines.begin() + static_cast<long>(from),
+               f.match.baselines.begin() + static_cast<long>(to));
   }
   std::sort(set.begin(), set.end());
   set.erase(std::unique(set.begin(), set.end()), set.end());

@@ -27,29 +27,36 @@ std::vector<size_t> baselines_by_time(const std::vector<TimedCost>& experiments)
 }
 
 // The `k` baselines nearest experiment i in time, as a window of `base` (which holds i itself
-// when i is a baseline; it then takes one more place and is left out of the pool).
+// when i is a baseline; it then takes one more place and is left out of the pool). The window's
+// left end by binary search, as for the k nearest of any sorted values: O(log n).
 TimeMatch::Window nearest(const std::vector<TimedCost>& experiments,
                           const std::vector<size_t>& base, size_t i, size_t k) {
   const double t = experiments[i].time_ns;
+  auto time_at = [&](size_t p) { return experiments[base[p]].time_ns; };
   TimeMatch::Window w;
   w.self = usable_baseline(experiments[i]);
-  w.right = static_cast<size_t>(
+  const size_t n = base.size();
+  const size_t places = std::min(n, k + (w.self ? 1 : 0));
+  size_t at = static_cast<size_t>(
       std::lower_bound(base.begin(), base.end(), t,
                        [&](size_t b, double v) { return experiments[b].time_ns < v; }) -
       base.begin());
-  w.left = w.right;
-  const size_t places = std::min(base.size(), k + (w.self ? 1 : 0));
-  while (w.right - w.left < places) {
-    bool take_left =
-        w.right == base.size() || (w.left > 0 && t - experiments[base[w.left - 1]].time_ns <=
-                                                     experiments[base[w.right]].time_ns - t);
-    take_left ? w.left-- : w.right++;
+  size_t low = at > places ? at - places : 0, high = std::min(at, n - places);
+  while (low < high) {  // is the window starting at mid worse than the one after it?
+    size_t mid = (low + high) / 2;
+    if (t - time_at(mid) > time_at(mid + places) - t) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
   }
+  w.left = low;
+  w.right = low + places;
   // Equal times: i itself may sit just outside the window; then the window holds k others.
   if (w.self) {
     w.self = false;
-    for (size_t p = w.left; p < w.right; p++) {
-      w.self = w.self || base[p] == i;
+    for (size_t p = w.left; p < w.right && !w.self; p++) {
+      w.self = base[p] == i;
     }
     if (!w.self && w.right - w.left > k) {
       w.right--;
@@ -58,19 +65,26 @@ TimeMatch::Window nearest(const std::vector<TimedCost>& experiments,
   return w;
 }
 
-// Cost and visits of the window less i itself.
-std::pair<double, double> pooled_window(const std::vector<TimedCost>& experiments,
-                                        const std::vector<size_t>& base, const TimeMatch::Window& w,
-                                        size_t i) {
-  double cost = 0, visits = 0;
-  for (size_t p = w.left; p < w.right; p++) {
-    if (base[p] != i) {
-      cost += experiments[base[p]].cost;
-      visits += experiments[base[p]].visits;
+// Running sums of the baselines' costs and visits in time order, for any window's pool in O(1).
+struct Prefix {
+  std::vector<double> cost{0}, visits{0};
+  Prefix(const std::vector<TimedCost>& experiments, const std::vector<size_t>& base) {
+    for (size_t b : base) {
+      cost.push_back(cost.back() + experiments[b].cost);
+      visits.push_back(visits.back() + experiments[b].visits);
     }
   }
-  return {cost, visits};
-}
+  // Cost and visits of the window less i itself.
+  std::pair<double, double> pool(const std::vector<TimedCost>& experiments,
+                                 const TimeMatch::Window& w, size_t i) const {
+    double c = cost[w.right] - cost[w.left], v = visits[w.right] - visits[w.left];
+    if (w.self) {
+      c -= experiments[i].cost;
+      v -= experiments[i].visits;
+    }
+    return {c, v};
+  }
+};
 
 }  // namespace
 
@@ -80,6 +94,7 @@ size_t choose_neighbours(const std::vector<TimedCost>& experiments) {
     return base.size();
   }
   const size_t all = base.size() - 1;
+  const Prefix sums(experiments, base);
   size_t best = all;
   double best_error = INFINITY;
   std::vector<size_t> candidates;
@@ -90,7 +105,7 @@ size_t choose_neighbours(const std::vector<TimedCost>& experiments) {
   for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {  // larger k first: ties
     double error = 0;
     for (size_t i : base) {
-      auto [cost, visits] = pooled_window(experiments, base, nearest(experiments, base, i, *it), i);
+      auto [cost, visits] = sums.pool(experiments, nearest(experiments, base, i, *it), i);
       if (visits <= 0 || cost <= 0) {
         continue;
       }
@@ -114,9 +129,10 @@ TimeMatch match_in_time(const std::vector<TimedCost>& experiments, size_t k, boo
   if (m.baselines.empty() || k == 0) {
     return m;
   }
+  const Prefix sums(experiments, m.baselines);
   for (size_t i = 0; i < experiments.size(); i++) {
     m.windows[i] = nearest(experiments, m.baselines, i, k);
-    auto [cost, visits] = pooled_window(experiments, m.baselines, m.windows[i], i);
+    auto [cost, visits] = sums.pool(experiments, m.windows[i], i);
     if (!enabled) {
       continue;
     }

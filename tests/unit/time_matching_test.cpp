@@ -12,6 +12,7 @@
 #include "analysis/causal_profile.h"
 #include "analysis/profile_data.h"
 #include "analysis/statistics.h"
+#include "output/report_output.h"
 #include "unit/profile_text.h"
 
 namespace coz::analysis {
@@ -172,6 +173,28 @@ TEST(TimeMatching, ProfilesWithoutStartUseElapsedTimes) {
   for (size_t i = 0; i < r1.series.size(); i++) {
     EXPECT_DOUBLE_EQ(r1.series[i].impact.value, r2.series[i].impact.value);
   }
+}
+
+// The report says when the program drifts, and states the floor its flags need.
+TEST(TimeMatching, ReportNamesTheDriftAndTheFloor) {
+  Rng rng(4);
+  Simulated sim;
+  sim.slopes = {0.3, 0};
+  sim.drift = 1.5;
+  ProfileData data = from_text(simulate(sim, &rng));
+  Report r = analyse(data, options(1));
+  ASSERT_EQ(r.drift.size(), 1u);
+  EXPECT_TRUE(r.drift[0].notable());
+  EXPECT_NEAR(r.drift[0].change, 0.33, 0.08);  // last third against first: 1.42 / 1.08
+  std::string text = output::render_text(output::RenderContext{r, data, "impact"});
+  EXPECT_NE(text.find("drift: at done, the program's time per visit changes by +3"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("at least 2% of impact"), std::string::npos) << text;
+  sim.drift = 1;
+  Report steady = analyse(from_text(simulate(sim, &rng)), options(1));
+  ASSERT_EQ(steady.drift.size(), 1u);
+  EXPECT_FALSE(steady.drift[0].notable());
 }
 
 TEST(TimeMatching, WindowFollowsDriftAndExcludesItself) {
