@@ -218,6 +218,10 @@ void flag_significant(std::vector<Series>* series, const AnalysisOptions& o) {
           rejected[k] && s.slope.value > 0 && i.value >= o.floor && i.has_interval && i.low > 0;
       s.contention =
           rejected[k] && s.slope.value < 0 && i.value <= -o.floor && i.has_interval && i.high < 0;
+      bool clear_of_zero = i.has_interval && (i.low > 0 || i.high < 0);
+      s.caveat = !clear_of_zero || s.significant || s.contention ? Series::Caveat::kNone
+                 : std::fabs(i.value) < o.floor                  ? Series::Caveat::kBelowFloor
+                                                                 : Series::Caveat::kManyTests;
     }
   }
 }
@@ -410,14 +414,19 @@ void rank(std::vector<Series>* series, SortOrder order) {
     }
     return 0.0;
   };
-  // A line too thinly measured for an interval never outranks one that has an interval: its value
-  // could be any noise. (By name: the order is the name's alone.)
-  auto measured = [order](const Series& s) {
-    return order == SortOrder::kName || s.impact.has_interval;
+  // A line flagged significant outranks every line that is not, and a line too thinly measured
+  // for an interval never outranks one that has an interval: a large value with an interval
+  // across zero could be noise, and a line ranked first should be one that is known to help.
+  // (By name: the order is the name's alone.)
+  auto tier = [order](const Series& s) {
+    if (order == SortOrder::kName) {
+      return 0;
+    }
+    return s.significant ? 0 : s.impact.has_interval ? 1 : 2;
   };
   std::stable_sort(series->begin(), series->end(), [&](const Series& a, const Series& b) {
-    if (measured(a) != measured(b)) {
-      return measured(a);
+    if (tier(a) != tier(b)) {
+      return tier(a) < tier(b);
     }
     double ka = std::isnan(key(a)) ? -INFINITY : key(a),
            kb = std::isnan(key(b)) ? -INFINITY : key(b);

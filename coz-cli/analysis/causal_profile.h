@@ -80,6 +80,10 @@ struct Series {
   // Rejected, slope below 0, the impact and its interval below 0 and at least the floor below
   // it: speeding the line slows the program (5.1.6).
   bool contention = false;
+  // Why a line whose impact interval excludes 0 carries neither flag, so no such interval goes
+  // unexplained: its impact is below the floor, or, with this many lines tested, it is not
+  // significant at the false discovery rate (one interval in twenty excludes 0 by chance).
+  enum class Caveat { kNone, kBelowFloor, kManyTests } caveat = Caveat::kNone;
 };
 
 // How one progress point's baselines drift within a run (time_matching.h BaselineTrend).
@@ -143,8 +147,8 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options);
 
 enum class SortOrder { kImpact, kSlope, kMaxSpeedup, kName };
 
-// Sorts series best first (by name for kName), a line with an impact interval before any line
-// without; ties by line name.
+// Sorts series best first (by name for kName): lines flagged significant, then the others with an
+// impact interval, then those without; ties by line name.
 void rank(std::vector<Series>* series, SortOrder order);
 
 // Ranks, then groups by (progress point, load level), keeping the ranking within each group:

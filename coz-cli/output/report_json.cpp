@@ -152,6 +152,12 @@ std::string render_json(const RenderContext& ctx) {
         .value("p_value", s.p_value)
         .value("significant", s.significant)
         .value("contention", s.contention);
+    if (s.caveat == analysis::Series::Caveat::kNone) {
+      w.null("caveat");
+    } else {
+      w.value("caveat",
+              s.caveat == analysis::Series::Caveat::kBelowFloor ? "below-floor" : "many-tests");
+    }
     w.begin_array("curve");
     for (const analysis::CurvePoint& p : s.curve) {
       w.begin_object()
