@@ -77,10 +77,12 @@ std::map<std::string, double> phase_factors(const ProfileData& data) {
   return factors;
 }
 
-// Each experiment's midpoint in the program's own time: from its run's start, less the delays
-// inserted by the run's earlier experiments (while paused the program makes no progress, so a
-// run with many delays reaches each phase later in real time).
-std::vector<double> program_times(const ProfileData& data) {
+// Each experiment's midpoint on both clocks of time_matching.h: in the program's own time, from
+// its run's start less the delays inserted by the run's earlier experiments (while paused the
+// program makes no progress, so a run with many delays reaches each phase later in real time);
+// and in the profile's real time, each run starting where the one before it ended (its runtime,
+// or its last experiment's end when it has none). Fills the TimedCost times of each experiment.
+std::vector<TimedCost> experiment_times(const ProfileData& data) {
   const std::vector<Experiment>& all = data.experiments();
   std::vector<size_t> order(all.size());
   for (size_t i = 0; i < order.size(); i++) {
@@ -89,15 +91,21 @@ std::vector<double> program_times(const ProfileData& data) {
   std::stable_sort(order.begin(), order.end(), [&all](size_t a, size_t b) {
     return std::tie(all[a].run, all[a].start_ns) < std::tie(all[b].run, all[b].start_ns);
   });
-  std::vector<double> times(all.size());
-  double paused = 0;
+  std::vector<TimedCost> times(all.size());
+  double paused = 0, run_start = 0, run_end = 0;
   for (size_t k = 0; k < order.size(); k++) {
     const Experiment& e = all[order[k]];
-    if (k == 0 || all[order[k - 1]].run != e.run) {
+    if (k > 0 && all[order[k - 1]].run != e.run) {
       paused = 0;
+      run_start += std::max(run_end, data.runs()[all[order[k - 1]].run].runtime_ns);
+      run_end = 0;
     }
-    times[order[k]] = std::max(0.0, e.start_ns - paused) + e.duration_ns / 2;
+    TimedCost& t = times[order[k]];
+    t.run = e.run;
+    t.run_time_ns = std::max(0.0, e.start_ns - paused) + e.duration_ns / 2;
+    t.profile_time_ns = run_start + e.start_ns + e.elapsed_ns / 2;
     paused += std::max(0.0, e.elapsed_ns - e.duration_ns);
+    run_end = std::max(run_end, e.start_ns + e.elapsed_ns);
   }
   return times;
 }
@@ -117,10 +125,12 @@ double slope_permutation_p(const Family& f, const std::vector<size_t>& members, 
   for (size_t i : members) {
     const TimeMatch::Window& w = f.match.windows[i];
     size_t middle = static_cast<size_t>(
-        std::lower_bound(
-            f.match.baselines.begin() + static_cast<long>(w.left),
-            f.match.baselines.begin() + static_cast<long>(w.right), i,
-            [&f](size_t b, size_t e) { return f.timed[b].time_ns < f.timed[e].time_ns; }) -
+        std::lower_bound(f.match.baselines.begin() + static_cast<long>(w.left),
+                         f.match.baselines.begin() + static_cast<long>(w.right), i,
+                         [&f](size_t b, size_t e) {
+                           Clock clock = f.match.matching.clock;
+                           return time_on(clock, f.timed[b]) < time_on(clock, f.timed[e]);
+                         }) -
         f.match.baselines.begin());
     const size_t wanted = kBaselinesPerExperiment + (w.self ? 1 : 0);
     size_t from = middle - std::min(middle - w.left, wanted / 2);
@@ -237,7 +247,7 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
     report.runtime_ns += r.runtime_ns;
   }
 
-  const std::vector<double> times = program_times(data);
+  const std::vector<TimedCost> times = experiment_times(data);
   std::map<FamilyKey, Family> families;
   std::map<std::string, Location> lines;  // by name, the lines tested
   std::set<LoadLevel> levels;
@@ -256,7 +266,11 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
         f.obs.push_back(Observation{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits,
                                     p.in_flight_ns, cost});
         f.line.push_back(e.line.name);
-        f.timed.push_back(TimedCost{times[n], cost, p.visits, speedup_key(e.speedup) == 0});
+        TimedCost t = times[n];
+        t.cost = cost;
+        t.visits = p.visits;
+        t.baseline = speedup_key(e.speedup) == 0;
+        f.timed.push_back(t);
       }
       auto it = std::find_if(
           report.points.begin(), report.points.end(),
@@ -277,7 +291,7 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
   for (auto& [key, f] : families) {
     const std::string family_name = key.point + '\n' + key.level.label();
     Rng family_rng(options.seed ^ fnv1a(family_name));
-    f.match = match_in_time(f.timed, choose_neighbours(f.timed), options.time_matching);
+    f.match = match_in_time(f.timed, choose_matching(f.timed), options.time_matching);
     std::vector<double> lengths;
     for (size_t i = 0; i < f.obs.size(); i++) {
       f.obs[i].matched = f.timed[i].cost / f.match.reference[i];
@@ -288,9 +302,10 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
     }
     f.trend = baseline_trend(f.timed, f.match.reference, lengths, options.bootstrap, &family_rng);
     if (f.trend.baselines > 0) {
-      report.drift.push_back(DriftRow{key.point, key.kind, key.level, f.trend.baselines, f.match.k,
-                                      f.trend.early, f.trend.late, f.trend.change, f.trend.p_value,
-                                      f.trend.length_effect});
+      report.drift.push_back(
+          DriftRow{key.point, key.kind, key.level, f.trend.baselines, f.match.matching.k,
+                   f.match.matching.clock == Clock::kRun ? "run" : "profile", f.trend.early,
+                   f.trend.late, f.trend.change, f.trend.p_value, f.trend.length_effect});
     }
     measure_noise(&f);
 

@@ -92,10 +92,13 @@ struct DriftRow {
   PointMetric kind = PointMetric::kThroughput;
   LoadLevel level;
   size_t baselines = 0;
-  size_t neighbours = 0;  // baselines per reference (time_matching.h choose_neighbours)
-  double early_ns = 0;    // period per visit or latency of the earliest third of the baselines
-  double late_ns = 0;     // of the latest third
-  double change = 0;      // late / early - 1
+  size_t neighbours = 0;  // baselines per reference (time_matching.h choose_matching)
+  std::string clock;      // "run" (time within each run) or "profile" (runs one after another)
+  // Period per visit or latency of the earliest third of the baselines in their runs, and of the
+  // latest third (each relative to its run's baselines, times the overall mean).
+  double early_ns = 0;
+  double late_ns = 0;
+  double change = 0;  // late / early - 1
   double p_value = 1;
   double length_effect = 0;  // long baselines against short ones of the same time, minus 1
   // Worth a word in the report: clear (p < 0.05) and at least 2%.

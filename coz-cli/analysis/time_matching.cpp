@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 namespace coz::analysis {
@@ -12,8 +13,8 @@ bool usable_baseline(const TimedCost& e) {
   return e.baseline && e.visits > 0 && e.cost > 0;
 }
 
-// The usable baselines, by time.
-std::vector<size_t> baselines_by_time(const std::vector<TimedCost>& experiments) {
+// The usable baselines, by time on `clock`.
+std::vector<size_t> baselines_by_time(const std::vector<TimedCost>& experiments, Clock clock) {
   std::vector<size_t> base;
   for (size_t i = 0; i < experiments.size(); i++) {
     if (usable_baseline(experiments[i])) {
@@ -21,7 +22,7 @@ std::vector<size_t> baselines_by_time(const std::vector<TimedCost>& experiments)
     }
   }
   std::stable_sort(base.begin(), base.end(), [&](size_t a, size_t b) {
-    return experiments[a].time_ns < experiments[b].time_ns;
+    return time_on(clock, experiments[a]) < time_on(clock, experiments[b]);
   });
   return base;
 }
@@ -30,16 +31,16 @@ std::vector<size_t> baselines_by_time(const std::vector<TimedCost>& experiments)
 // when i is a baseline; it then takes one more place and is left out of the pool). The window's
 // left end by binary search, as for the k nearest of any sorted values: O(log n).
 TimeMatch::Window nearest(const std::vector<TimedCost>& experiments,
-                          const std::vector<size_t>& base, size_t i, size_t k) {
-  const double t = experiments[i].time_ns;
-  auto time_at = [&](size_t p) { return experiments[base[p]].time_ns; };
+                          const std::vector<size_t>& base, Clock clock, size_t i, size_t k) {
+  const double t = time_on(clock, experiments[i]);
+  auto time_at = [&](size_t p) { return time_on(clock, experiments[base[p]]); };
   TimeMatch::Window w;
   w.self = usable_baseline(experiments[i]);
   const size_t n = base.size();
   const size_t places = std::min(n, k + (w.self ? 1 : 0));
   size_t at = static_cast<size_t>(
       std::lower_bound(base.begin(), base.end(), t,
-                       [&](size_t b, double v) { return experiments[b].time_ns < v; }) -
+                       [&](size_t b, double v) { return time_on(clock, experiments[b]) < v; }) -
       base.begin());
   size_t low = at > places ? at - places : 0, high = std::min(at, n - places);
   while (low < high) {  // is the window starting at mid worse than the one after it?
@@ -88,50 +89,81 @@ struct Prefix {
 
 }  // namespace
 
-size_t choose_neighbours(const std::vector<TimedCost>& experiments) {
-  std::vector<size_t> base = baselines_by_time(experiments);
-  if (base.size() < 3) {
-    return base.size();
-  }
-  const size_t all = base.size() - 1;
-  const Prefix sums(experiments, base);
-  size_t best = all;
-  double best_error = INFINITY;
-  std::vector<size_t> candidates;
-  for (size_t k = 4; k < all && k <= 256; k *= 2) {
-    candidates.push_back(k);
-  }
-  candidates.push_back(all);
-  for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {  // larger k first: ties
-    double error = 0;
-    for (size_t i : base) {
-      auto [cost, visits] = sums.pool(experiments, nearest(experiments, base, i, *it), i);
-      if (visits <= 0 || cost <= 0) {
-        continue;
+Matching choose_matching(const std::vector<TimedCost>& experiments) {
+  struct Candidate {
+    Matching matching;
+    double error = 0;     // sum over baselines of visits x squared relative error
+    double standard = 0;  // its standard error
+  };
+  std::vector<Candidate> candidates;  // simplest first: all baselines, then fewer; run clock first
+  for (Clock clock : {Clock::kRun, Clock::kProfile}) {
+    std::vector<size_t> base = baselines_by_time(experiments, clock);
+    if (base.size() < 3) {
+      return Matching{Clock::kRun, base.size()};
+    }
+    const size_t all = base.size() - 1;
+    const Prefix sums(experiments, base);
+    std::vector<size_t> ks{all};
+    for (size_t k = 256; k >= 4; k /= 2) {
+      if (k < all) {
+        ks.push_back(k);
       }
-      double relative = experiments[i].cost / experiments[i].visits / (cost / visits) - 1;
-      error += experiments[i].visits * relative * relative;
     }
-    if (error < best_error * (1 - 1e-9)) {
-      best_error = error;
-      best = *it;
+    for (size_t k : ks) {
+      if (clock == Clock::kProfile && k == all) {
+        continue;  // every baseline is every baseline on either clock
+      }
+      std::vector<double> terms;
+      for (size_t i : base) {
+        auto [cost, visits] = sums.pool(experiments, nearest(experiments, base, clock, i, k), i);
+        if (visits > 0 && cost > 0) {
+          double relative = experiments[i].cost / experiments[i].visits / (cost / visits) - 1;
+          terms.push_back(experiments[i].visits * relative * relative);
+        }
+      }
+      Candidate c{Matching{clock, k}, 0, 0};
+      for (double t : terms) {
+        c.error += t;
+      }
+      double mean = terms.empty() ? 0 : c.error / static_cast<double>(terms.size()), squares = 0;
+      for (double t : terms) {
+        squares += (t - mean) * (t - mean);
+      }
+      c.standard = std::sqrt(squares);  // sqrt(n var): the standard error of the sum
+      candidates.push_back(c);
     }
   }
-  return best;
+  std::stable_sort(
+      candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+        return a.matching.k > b.matching.k;  // the run's clock first at equal k (stable)
+      });
+  const Candidate* best = &candidates[0];
+  for (const Candidate& c : candidates) {
+    best = c.error < best->error ? &c : best;
+  }
+  // The one-standard-error rule: the simplest window whose error is within one standard error
+  // of the best, so noise alone does not narrow the window (a narrower one adds noise).
+  for (const Candidate& c : candidates) {
+    if (c.error <= best->error + best->standard) {
+      return c.matching;
+    }
+  }
+  return best->matching;
 }
 
-TimeMatch match_in_time(const std::vector<TimedCost>& experiments, size_t k, bool enabled) {
+TimeMatch match_in_time(const std::vector<TimedCost>& experiments, Matching matching,
+                        bool enabled) {
   TimeMatch m;
-  m.baselines = baselines_by_time(experiments);
-  m.k = k;
+  m.matching = matching;
+  m.baselines = baselines_by_time(experiments, matching.clock);
   m.reference.assign(experiments.size(), 1.0);
   m.windows.resize(experiments.size());
-  if (m.baselines.empty() || k == 0) {
+  if (m.baselines.empty() || matching.k == 0) {
     return m;
   }
   const Prefix sums(experiments, m.baselines);
   for (size_t i = 0; i < experiments.size(); i++) {
-    m.windows[i] = nearest(experiments, m.baselines, i, k);
+    m.windows[i] = nearest(experiments, m.baselines, matching.clock, i, matching.k);
     auto [cost, visits] = sums.pool(experiments, m.windows[i], i);
     if (!enabled) {
       continue;
@@ -140,8 +172,6 @@ TimeMatch match_in_time(const std::vector<TimedCost>& experiments, size_t k, boo
       m.reference[i] = cost / visits;
     } else if (usable_baseline(experiments[i])) {  // the only baseline: its own reference
       m.reference[i] = experiments[i].cost / experiments[i].visits;
-    } else {
-      m.reference[i] = 1;
     }
   }
   return m;
@@ -161,14 +191,28 @@ std::vector<double> ranks(const std::vector<double>& v) {
   return r;
 }
 
-// Visits-weighted cost per visit of experiments[idx].
-double pooled(const std::vector<TimedCost>& experiments, const std::vector<size_t>& idx) {
-  double cost = 0, visits = 0;
-  for (size_t i : idx) {
-    cost += experiments[i].cost;
-    visits += experiments[i].visits;
+// Permutation p-value of Spearman's rank correlation between `x` and `y`.
+double rank_correlation_p(const std::vector<double>& x, const std::vector<double>& y, size_t rounds,
+                          Rng* rng) {
+  std::vector<double> rx = ranks(x), ry = ranks(y);
+  auto sum = [&ry](const std::vector<double>& r) {
+    double s = 0;
+    for (size_t k = 0; k < r.size(); k++) {
+      s += r[k] * ry[k];
+    }
+    return s;
+  };
+  double mean = (static_cast<double>(rx.size()) - 1) / 2;
+  double centre = mean * mean * static_cast<double>(rx.size());
+  double measured = std::fabs(sum(rx) - centre) * (1 - 1e-9);
+  size_t extreme = 0;
+  for (size_t r = 0; r < rounds; r++) {
+    for (size_t k = rx.size() - 1; k > 0; k--) {
+      std::swap(rx[k], rx[rng->below(k + 1)]);
+    }
+    extreme += std::fabs(sum(rx) - centre) >= measured;
   }
-  return visits > 0 ? cost / visits : 0;
+  return (static_cast<double>(extreme) + 1) / (static_cast<double>(rounds) + 1);
 }
 
 }  // namespace
@@ -177,71 +221,58 @@ BaselineTrend baseline_trend(const std::vector<TimedCost>& experiments,
                              const std::vector<double>& reference,
                              const std::vector<double>& lengths, size_t rounds, Rng* rng) {
   BaselineTrend t;
-  std::vector<size_t> base;
-  for (size_t i = 0; i < experiments.size(); i++) {
-    if (experiments[i].baseline && experiments[i].visits > 0 && experiments[i].cost > 0) {
-      base.push_back(i);
-    }
-  }
+  std::vector<size_t> base = baselines_by_time(experiments, Clock::kRun);
   t.baselines = base.size();
-  if (base.size() < 6) {
-    return t;
-  }
-  std::stable_sort(base.begin(), base.end(), [&](size_t a, size_t b) {
-    return experiments[a].time_ns < experiments[b].time_ns;
-  });
-  size_t third = base.size() / 3;
-  t.early = pooled(experiments, std::vector<size_t>(base.begin(), base.begin() + third));
-  t.late = pooled(experiments, std::vector<size_t>(base.end() - third, base.end()));
-  t.change = t.early > 0 ? t.late / t.early - 1 : 0;
-
-  // Spearman's rank correlation of time against cost per visit, and how often shuffled times
-  // correlate as strongly.
-  std::vector<double> times, costs;
+  // Each baseline relative to its run's baselines.
+  std::map<size_t, std::pair<double, double>> per_run;  // run -> (cost, visits)
+  double all_cost = 0, all_visits = 0;
   for (size_t i : base) {
-    times.push_back(experiments[i].time_ns);
-    costs.push_back(experiments[i].cost / experiments[i].visits);
+    per_run[experiments[i].run].first += experiments[i].cost;
+    per_run[experiments[i].run].second += experiments[i].visits;
+    all_cost += experiments[i].cost;
+    all_visits += experiments[i].visits;
   }
-  std::vector<double> rt = ranks(times), rc = ranks(costs);
-  auto correlation = [&rc](const std::vector<double>& r) {
-    double sum = 0;
-    for (size_t k = 0; k < r.size(); k++) {
-      sum += r[k] * rc[k];
+  std::vector<size_t> within;  // baselines of runs with two or more
+  std::vector<double> times, relative;
+  for (size_t i : base) {
+    auto [cost, visits] = per_run[experiments[i].run];
+    if (visits > experiments[i].visits) {
+      within.push_back(i);
+      times.push_back(experiments[i].run_time_ns);
+      relative.push_back(experiments[i].cost / experiments[i].visits / (cost / visits));
     }
-    return sum;
-  };
-  double mean = (static_cast<double>(rt.size()) - 1) / 2;
-  double centre = mean * mean * static_cast<double>(rt.size());
-  double measured = std::fabs(correlation(rt) - centre) * (1 - 1e-9);
-  size_t extreme = 0;
-  for (size_t r = 0; r < rounds; r++) {
-    for (size_t k = rt.size() - 1; k > 0; k--) {
-      std::swap(rt[k], rt[rng->below(k + 1)]);
-    }
-    extreme += std::fabs(correlation(rt) - centre) >= measured;
   }
-  t.p_value = (static_cast<double>(extreme) + 1) / (static_cast<double>(rounds) + 1);
+  if (within.size() >= 6) {
+    const size_t third = within.size() / 3;
+    auto mean = [&relative](size_t from, size_t to) {
+      return std::accumulate(relative.begin() + static_cast<long>(from),
+                             relative.begin() + static_cast<long>(to), 0.0) /
+             static_cast<double>(to - from);
+    };
+    const double overall = all_cost / all_visits;
+    t.early = overall * mean(0, third);
+    t.late = overall * mean(within.size() - third, within.size());
+    t.change = t.early > 0 ? t.late / t.early - 1 : 0;
+    t.p_value = rank_correlation_p(times, relative, rounds, rng);
+  }
 
   // Length: matched costs (cost over reference) of long against short baselines.
-  std::vector<double> sorted_lengths;
-  for (size_t i : base) {
-    sorted_lengths.push_back(lengths[i]);
-  }
-  std::sort(sorted_lengths.begin(), sorted_lengths.end());
-  double median = sorted_lengths[sorted_lengths.size() / 2];
-  double long_cost = 0, long_visits = 0, short_cost = 0, short_visits = 0;
-  for (size_t i : base) {
-    double matched = experiments[i].cost / reference[i];
-    if (lengths[i] >= median) {
-      long_cost += matched;
-      long_visits += experiments[i].visits;
-    } else {
-      short_cost += matched;
-      short_visits += experiments[i].visits;
+  if (base.size() >= 2) {
+    std::vector<double> sorted_lengths;
+    for (size_t i : base) {
+      sorted_lengths.push_back(lengths[i]);
     }
-  }
-  if (long_visits > 0 && short_visits > 0 && short_cost > 0) {
-    t.length_effect = (long_cost / long_visits) / (short_cost / short_visits) - 1;
+    std::sort(sorted_lengths.begin(), sorted_lengths.end());
+    double median = sorted_lengths[sorted_lengths.size() / 2];
+    double long_cost = 0, long_visits = 0, short_cost = 0, short_visits = 0;
+    for (size_t i : base) {
+      double matched = experiments[i].cost / reference[i];
+      (lengths[i] >= median ? long_cost : short_cost) += matched;
+      (lengths[i] >= median ? long_visits : short_visits) += experiments[i].visits;
+    }
+    if (long_visits > 0 && short_visits > 0 && short_cost > 0) {
+      t.length_effect = (long_cost / long_visits) / (short_cost / short_visits) - 1;
+    }
   }
   return t;
 }

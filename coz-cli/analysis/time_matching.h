@@ -1,9 +1,12 @@
 // Baselines matched in time. A program's rate drifts within a run (a table that grows, a cache
 // that warms, a machine that gets busier), and an experiment's rate depends on when it ran as
 // much as on its speedup. So each experiment is measured against the 0% (baseline) experiments
-// nearest it in the program's own time, whichever line they named (at 0% no line is sped up,
-// so every baseline measures the undisturbed program): its cost per visit becomes a ratio to
-// theirs, and drift cancels out of every comparison. Pure functions over plain numbers.
+// nearest it in time, whichever line they named (at 0% no line is sped up, so every baseline
+// measures the undisturbed program): its cost per visit becomes a ratio to theirs, and drift
+// cancels out of every comparison. "Nearest" on one of two clocks, whichever predicts the
+// baselines better: the program's own time within its run (runs repeated under --budget share
+// their phases), or the profile's time (one run after another, for a machine whose load
+// changes between runs). Pure functions over plain numbers.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +18,29 @@ namespace coz::analysis {
 
 // One experiment seen from one progress point.
 struct TimedCost {
-  double time_ns = 0;  // its midpoint in the program's own time: since its run began, less delays
-  double cost = 0;     // effective duration (throughput) or request-ns in flight (latency)
-  double visits = 0;   // visits or arrivals
+  double run_time_ns = 0;      // its midpoint since its run began, less the delays before it
+  double profile_time_ns = 0;  // its midpoint since the profile's first run began, real time
+  size_t run = 0;
+  double cost = 0;    // effective duration (throughput) or request-ns in flight (latency)
+  double visits = 0;  // visits or arrivals
   bool baseline = false;
 };
 
+enum class Clock { kRun, kProfile };
+
+// Which clock and how many nearest baselines a reference pools.
+struct Matching {
+  Clock clock = Clock::kRun;
+  size_t k = 0;
+};
+
+inline double time_on(Clock clock, const TimedCost& e) {
+  return clock == Clock::kRun ? e.run_time_ns : e.profile_time_ns;
+}
+
 struct TimeMatch {
-  // The baselines with visits, by time: indices into the experiments.
+  Matching matching;
+  // The baselines with visits, by time on the clock: indices into the experiments.
   std::vector<size_t> baselines;
   // Per experiment: its reference baselines are baselines[left, right), less itself when `self`.
   struct Window {
@@ -33,25 +51,28 @@ struct TimeMatch {
   // Per experiment: their pooled cost per visit (visits-weighted, as every group mean is); 1 for
   // every experiment when matching is off or there is no baseline.
   std::vector<double> reference;
-  size_t k = 0;  // baselines per reference
 };
 
-// How many nearest baselines a reference pools, chosen by leave-one-out cross-validation: the k
-// (4, 8, 16, ... 256, or all of them) whose reference best predicts each baseline's own cost per
-// visit from the others (visits-weighted squared relative error; ties to the larger k). A
-// program that does not drift gets every baseline; one that does gets a window that follows it.
-size_t choose_neighbours(const std::vector<TimedCost>& experiments);
+// The clock and number of nearest baselines, chosen by leave-one-out cross-validation: of the
+// pairs (either clock; k of 4, 8, 16, ... 256, or all of them), how well each one's reference
+// predicts each baseline's own cost per visit from the others (visits-weighted squared relative
+// error), then the simplest pair (the most baselines, the run's clock) within one standard error
+// of the best. A program that does not drift gets every baseline; one that does gets a window
+// that follows it.
+Matching choose_matching(const std::vector<TimedCost>& experiments);
 
-// References for every experiment from the `k` baselines nearest in time. With `enabled` false
-// the windows are still found (the significance test compares a line's experiments with them)
-// but every reference is 1.
-TimeMatch match_in_time(const std::vector<TimedCost>& experiments, size_t k, bool enabled);
+// References for every experiment from the baselines nearest in time as `matching` says. With
+// `enabled` false the windows are still found (the significance test compares a line's
+// experiments with them) but every reference is 1.
+TimeMatch match_in_time(const std::vector<TimedCost>& experiments, Matching matching, bool enabled);
 
-// Whether the baselines' cost per visit depends on time in the run: the first third of them in
-// time against the last third, and a permutation p-value of the rank correlation.
+// Whether the baselines' cost per visit depends on time within the run: each baseline relative to
+// the mean of its run's baselines (so runs slowed by other work do not count; a run with one
+// baseline says nothing), the earliest third of them in the run against the latest third, and a
+// permutation p-value of the rank correlation of time in the run with that relative cost.
 struct BaselineTrend {
   size_t baselines = 0;
-  double early = 0;    // cost per visit of the earliest third
+  double early = 0;    // cost per visit of the earliest third: relative, times the overall mean
   double late = 0;     // of the latest third
   double change = 0;   // late / early - 1
   double p_value = 1;  // time and cost per visit unrelated

@@ -194,6 +194,7 @@ std::string render_json(const RenderContext& ctx) {
         .value("load", d.level.label())
         .value("baselines", d.baselines)
         .value("neighbours", d.neighbours)
+        .value("clock", d.clock)
         .value("early_ns", d.early_ns)
         .value("late_ns", d.late_ns)
         .value("change", d.change)
