@@ -12,7 +12,7 @@ index on scattered values, which makes inserts slow down through each run (see t
 Then, with the first reporter's coz, `coz run --budget BUDGETs -o PROFILE --- program` once, and
 for each reporter `coz report PROFILE` followed by a check from `coz report --json`: the line
 ranked first, and every line whose impact interval excludes zero with neither `significant` nor
-`contention` set. Last, the drift: the baseline (0%) experiments' ns per progress visit by their
+`contention` set nor a `caveat` saying why (a build before the caveats had none). Last, the drift: the baseline (0%) experiments' ns per progress visit by their
 `start` in the run, by their position in it (start over the run's length: late starts happen only
 in long, slow runs) and by their length (`elapsed`), each also over its run's mean, and the spread
 of the runs' means.
@@ -39,7 +39,7 @@ BUDGET = int(os.environ.get("BUDGET", "60"))
 REPORTERS = os.environ.get(
     "REPORTERS", f"new={os.path.join(prepare.ROOT, 'build', 'bin', 'coz')},old=/work/build-base/bin/coz")
 PROFILES = os.path.join(prepare.WORK, "profiles")
-FLAGS = ("significant", "contention")
+FLAGS = ("significant", "contention", "caveat")  # a caveat (below floor, many tests) explains too
 START_BIN_NS = 250_000_000
 
 def reporters():
@@ -74,7 +74,7 @@ def check(series):
     def show(s):
         i = s.get("impact") or {}
         interval = "no interval" if i.get("low") is None else f"[{100 * i['low']:+.1f}, {100 * i['high']:+.1f}]"
-        flags = ",".join(f for f in FLAGS if s.get(f)) or "no flag"
+        flags = ",".join(str(s[f]) if f == "caveat" else f for f in FLAGS if s.get(f)) or "no flag"
         return f"{s['display']} impact {100 * i.get('value', 0):+.1f}% {interval}, {s['experiments']} experiments, {flags}"
     out = [f"  first ({s['point'].rsplit('/', 1)[-1]}, {s['load']}): {show(s)}" for s in series if s["rank"] == 1]
     loose = [s for s in series
