@@ -39,7 +39,7 @@ BUDGET = int(os.environ.get("BUDGET", "60"))
 REPORTERS = os.environ.get(
     "REPORTERS", f"new={os.path.join(prepare.ROOT, 'build', 'bin', 'coz')},old=/work/build-base/bin/coz")
 PROFILES = os.path.join(prepare.WORK, "profiles")
-FLAGS = ("significant", "contention", "caveat")  # a caveat (below floor, many tests) explains too
+FLAGS = ("significant", "contention", "caveat")  # a caveat (below floor, unconfirmed) explains too
 START_BIN_NS = 250_000_000
 
 def reporters():

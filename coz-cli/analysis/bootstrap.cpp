@@ -16,6 +16,7 @@ void measure_noise(Family* f) {
     }
   }
   std::vector<std::pair<double, double>> raw;  // (visits, residual)
+  size_t degrees = 0;                          // independent residuals: a group of n gives n - 1
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) {
       continue;
@@ -26,13 +27,14 @@ void measure_noise(Family* f) {
       visits += f->obs[i].visits;
     }
     double mean = matched / visits, n = static_cast<double>(members.size());
+    degrees += members.size() - 1;
     for (size_t i : members) {
       double e = (f->obs[i].matched / f->obs[i].visits / mean - 1) * std::sqrt(n / (n - 1));
       raw.push_back({f->obs[i].visits, e});
     }
   }
   f->residuals.clear();
-  if (raw.size() < kMinResiduals) {
+  if (degrees < kMinDegrees) {
     return;
   }
   std::sort(raw.begin(), raw.end());
@@ -83,7 +85,8 @@ void bootstrap(const Family& f, std::vector<SeriesDraft>* drafts, const Analysis
     const TimeMatch::Window& w = f.match.windows[i];
     double cost = prefix_cost[w.right] - prefix_cost[w.left] - (w.self ? drawn[i] : 0);
     double visits = prefix_visits[w.right] - prefix_visits[w.left] - (w.self ? f.obs[i].visits : 0);
-    return visits > 0 && cost > 0 ? cost / visits : f.match.reference[i];
+    // No other baseline in the window: the reference it had, at the redrawn baselines' scale.
+    return visits > 0 && cost > 0 ? cost / visits : f.match.reference[i] * base_mean;
   };
   std::vector<XY> curve;
   for (size_t b = 0; b < o.bootstrap; b++) {

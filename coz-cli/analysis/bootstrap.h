@@ -38,15 +38,16 @@ struct Family {
   }
 };
 
-// The pool needs this many residuals for intervals: fewer say little about the spread.
-inline constexpr size_t kMinResiduals = 5;
+// The pool needs this many degrees of freedom for intervals (a group of n experiments gives n - 1:
+// two alike experiments give two residuals of one value): fewer say little about the spread.
+inline constexpr size_t kMinDegrees = 5;
 
 // Residuals of every group of two or more experiments, and how their size depends on the
 // experiment's visits: mean squared residual of the experiments with fewer visits than the median
 // against those with more, as a power of their typical visits (clamped to counting noise at most
 // and no growth). Experiments of different lengths then get noise of their own size. Fills
 // `residuals`, `exponent`, `typical_visits` and `scale`; no residuals when there are fewer than
-// kMinResiduals.
+// kMinDegrees degrees of freedom.
 void measure_noise(Family* f);
 
 // A series of the family being built: the groups behind its curve's non-zero points (in curve

@@ -81,9 +81,10 @@ struct Series {
   // it: speeding the line slows the program (5.1.6).
   bool contention = false;
   // Why a line whose impact interval excludes 0 carries neither flag, so no such interval goes
-  // unexplained: its impact is below the floor, or, with this many lines tested, it is not
-  // significant at the false discovery rate (one interval in twenty excludes 0 by chance).
-  enum class Caveat { kNone, kBelowFloor, kManyTests } caveat = Caveat::kNone;
+  // unexplained: its impact is below the floor, or the permutation test (at the false discovery
+  // rate over the point's lines) does not confirm it or disagrees on its sign (one interval in
+  // twenty excludes 0 by chance).
+  enum class Caveat { kNone, kBelowFloor, kUnconfirmed } caveat = Caveat::kNone;
 };
 
 // How one progress point's baselines drift within a run (time_matching.h BaselineTrend).

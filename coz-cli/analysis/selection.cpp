@@ -60,6 +60,13 @@ bool select_series(Report* report, const std::string& point, const std::string& 
     }
   }
   report->scalability = std::move(rows);
+  std::vector<DriftRow> drift;
+  for (DriftRow& row : report->drift) {
+    if ((point.empty() || row.point == point) && (load.empty() || level_matches(row.level, load))) {
+      drift.push_back(std::move(row));
+    }
+  }
+  report->drift = std::move(drift);
   return true;
 }
 

@@ -101,7 +101,7 @@ void flag_significant(std::vector<Series>* series, const AnalysisOptions& o) {
       bool clear_of_zero = i.has_interval && (i.low > 0 || i.high < 0);
       s.caveat = !clear_of_zero || s.significant || s.contention ? Series::Caveat::kNone
                  : std::fabs(i.value) < o.floor                  ? Series::Caveat::kBelowFloor
-                                                                 : Series::Caveat::kManyTests;
+                                                                 : Series::Caveat::kUnconfirmed;
     }
   }
 }

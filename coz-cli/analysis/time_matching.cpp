@@ -29,9 +29,11 @@ std::vector<size_t> baselines_by_time(const std::vector<TimedCost>& experiments,
 
 // The `k` baselines nearest experiment i in time, as a window of `base` (which holds i itself
 // when i is a baseline; it then takes one more place and is left out of the pool). The window's
-// left end by binary search, as for the k nearest of any sorted values: O(log n).
+// left end by binary search, as for the k nearest of any sorted values: O(log n). `position`:
+// each baseline's place in `base`.
 TimeMatch::Window nearest(const std::vector<TimedCost>& experiments,
-                          const std::vector<size_t>& base, Clock clock, size_t i, size_t k) {
+                          const std::vector<size_t>& base, const std::vector<size_t>& position,
+                          Clock clock, size_t i, size_t k) {
   const double t = time_on(clock, experiments[i]);
   auto time_at = [&](size_t p) { return time_on(clock, experiments[base[p]]); };
   TimeMatch::Window w;
@@ -55,10 +57,7 @@ TimeMatch::Window nearest(const std::vector<TimedCost>& experiments,
   w.right = low + places;
   // Equal times: i itself may sit just outside the window; then the window holds k others.
   if (w.self) {
-    w.self = false;
-    for (size_t p = w.left; p < w.right && !w.self; p++) {
-      w.self = base[p] == i;
-    }
+    w.self = position[i] >= w.left && position[i] < w.right;
     if (!w.self && w.right - w.left > k) {
       w.right--;
     }
@@ -87,6 +86,15 @@ struct Prefix {
   }
 };
 
+// Each baseline's place in `base` (others: past the end).
+std::vector<size_t> positions(size_t experiments, const std::vector<size_t>& base) {
+  std::vector<size_t> position(experiments, base.size());
+  for (size_t p = 0; p < base.size(); p++) {
+    position[base[p]] = p;
+  }
+  return position;
+}
+
 }  // namespace
 
 Matching choose_matching(const std::vector<TimedCost>& experiments) {
@@ -101,8 +109,9 @@ Matching choose_matching(const std::vector<TimedCost>& experiments) {
     if (base.size() < 3) {
       return Matching{Clock::kRun, base.size()};
     }
-    const size_t all = base.size() - 1;
+    const size_t all = base.size();  // every baseline (less itself, for a baseline)
     const Prefix sums(experiments, base);
+    const std::vector<size_t> position = positions(experiments.size(), base);
     std::vector<size_t> ks{all};
     for (size_t k = 256; k >= 4; k /= 2) {
       if (k < all) {
@@ -115,7 +124,8 @@ Matching choose_matching(const std::vector<TimedCost>& experiments) {
       }
       std::vector<double> terms;
       for (size_t i : base) {
-        auto [cost, visits] = sums.pool(experiments, nearest(experiments, base, clock, i, k), i);
+        auto [cost, visits] =
+            sums.pool(experiments, nearest(experiments, base, position, clock, i, k), i);
         if (visits > 0 && cost > 0) {
           double relative = experiments[i].cost / experiments[i].visits / (cost / visits) - 1;
           terms.push_back(experiments[i].visits * relative * relative);
@@ -162,8 +172,9 @@ TimeMatch match_in_time(const std::vector<TimedCost>& experiments, Matching matc
     return m;
   }
   const Prefix sums(experiments, m.baselines);
+  const std::vector<size_t> position = positions(experiments.size(), m.baselines);
   for (size_t i = 0; i < experiments.size(); i++) {
-    m.windows[i] = nearest(experiments, m.baselines, matching.clock, i, matching.k);
+    m.windows[i] = nearest(experiments, m.baselines, position, matching.clock, i, matching.k);
     auto [cost, visits] = sums.pool(experiments, m.windows[i], i);
     if (!enabled) {
       continue;

@@ -42,16 +42,20 @@ void add_analysis_options(CLI::App* app, analysis::AnalysisOptions* options, siz
                      }
                      return true;
                    });
-  add_value_option(app, "--bootstrap", "N", "bootstrap replicates (default 1000; 0: no intervals)",
-                   false, [options](const std::string& v, std::string* error) {
-                     double d;
-                     if (!parse_number(v, 0, 100000, &d) || d != static_cast<size_t>(d)) {
-                       *error = "--bootstrap takes a whole number of replicates from 0 to 100000";
-                       return false;
-                     }
-                     options->bootstrap = static_cast<size_t>(d);
-                     return true;
-                   });
+  add_value_option(
+      app, "--bootstrap", "N", "bootstrap replicates, 100 or more (default 1000; 0: no intervals)",
+      false, [options](const std::string& v, std::string* error) {
+        double d;
+        // Fewer than 100 replicates cannot place a 95% interval's ends.
+        if (!parse_number(v, 0, 100000, &d) || d != static_cast<size_t>(d) || (d > 0 && d < 100)) {
+          *error =
+              "--bootstrap takes 0 (no intervals) or a whole number of replicates "
+              "from 100 to 100000";
+          return false;
+        }
+        options->bootstrap = static_cast<size_t>(d);
+        return true;
+      });
   add_value_option(app, "--seed", "N", "bootstrap random seed (default 1)", false,
                    [options](const std::string& v, std::string* error) {
                      char* end = nullptr;

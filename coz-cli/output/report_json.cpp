@@ -156,7 +156,7 @@ std::string render_json(const RenderContext& ctx) {
       w.null("caveat");
     } else {
       w.value("caveat",
-              s.caveat == analysis::Series::Caveat::kBelowFloor ? "below-floor" : "many-tests");
+              s.caveat == analysis::Series::Caveat::kBelowFloor ? "below-floor" : "unconfirmed");
     }
     w.begin_array("curve");
     for (const analysis::CurvePoint& p : s.curve) {

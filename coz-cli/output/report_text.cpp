@@ -117,8 +117,8 @@ void series_table(std::string* out, const RenderContext& ctx,
     }
     if (s.caveat == analysis::Series::Caveat::kBelowFloor) {
       flag("below floor");
-    } else if (s.caveat == analysis::Series::Caveat::kManyTests) {
-      flag("many tests");
+    } else if (s.caveat == analysis::Series::Caveat::kUnconfirmed) {
+      flag("unconfirmed");
     }
     if (s.phase_corrected && s.phase_factor < 0.95) {
       char buf[32];
@@ -395,11 +395,10 @@ std::string render_text(const RenderContext& ctx) {
             "significant / contention: the line's speedup changes the program's (permutation "
             "test of the slope, %.0f%% false discovery rate, Benjamini-Hochberg), for the better "
             "/ the worse, by at least %g%% of impact (the floor: smaller effects are within the "
-            "profiler's own bias); below floor / many tests: the interval excludes 0 but the "
-            "impact is below the floor / with this many lines, not significant at that rate "
-            "(some interval is clear of 0 by chance); phase xF: scaled by the share of the run the "
-            "line was active "
-            "in (eq. 5.8); %s",
+            "profiler's own bias); below floor / unconfirmed: the interval excludes 0 but the "
+            "impact is below the floor / the permutation test does not confirm it at that rate "
+            "(one interval in twenty is clear of 0 by chance); phase xF: scaled by the share of "
+            "the run the line was active in (eq. 5.8); %s",
             r.options.phase_correction ? "" : "not phase-corrected; ", conf, r.options.fdr * 100,
             r.options.floor * 100,
             r.options.time_matching
