@@ -29,7 +29,6 @@ struct Family {
   std::vector<double> residuals;
   double exponent = 0;  // noise shrinks as visits^-exponent/2: 0 not at all, 1 as counting noise
   double typical_visits = 1;
-  BaselineTrend trend;
 
   std::vector<double> scale;  // per observation: (typical_visits / its visits)^(exponent / 2)
   // A residual for observation i, drawn from the pool and scaled to its visits.

@@ -195,12 +195,13 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
         f.baseline.add(f.obs[i]);
       }
     }
-    f.trend = baseline_trend(f.timed, f.match.reference, lengths, options.bootstrap, &family_rng);
-    if (f.trend.baselines > 0) {
+    const BaselineTrend trend =
+        baseline_trend(f.timed, f.match.reference, lengths, options.bootstrap, &family_rng);
+    if (trend.baselines > 0) {
       report.drift.push_back(
-          DriftRow{key.point, key.kind, key.level, f.trend.baselines, f.match.matching.k,
-                   f.match.matching.clock == Clock::kRun ? "run" : "profile", f.trend.early,
-                   f.trend.late, f.trend.change, f.trend.p_value, f.trend.length_effect});
+          DriftRow{key.point, key.kind, key.level, trend.baselines, f.match.matching.k,
+                   f.match.matching.clock == Clock::kRun ? "run" : "profile", trend.early,
+                   trend.late, trend.change, trend.p_value, trend.length_effect});
     }
     measure_noise(&f);
 

@@ -1,6 +1,7 @@
 // Keeping the part of a report the user asked for (see selection.h).
 #include "analysis/selection.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace coz::analysis {
@@ -45,28 +46,19 @@ bool select_series(Report* report, const std::string& point, const std::string& 
       return false;
     }
   }
-  std::vector<Series> kept;
-  for (Series& s : report->series) {
-    if ((point.empty() || s.point == point) && (load.empty() || level_matches(s.level, load))) {
-      kept.push_back(std::move(s));
-    }
-  }
-  rank_in_groups(&kept, order);
-  report->series = std::move(kept);
-  std::vector<ScalabilityRow> rows;
-  for (ScalabilityRow& row : report->scalability) {
-    if ((point.empty() || row.point == point) && (load.empty() || level_matches(row.level, load))) {
-      rows.push_back(std::move(row));
-    }
-  }
-  report->scalability = std::move(rows);
-  std::vector<DriftRow> drift;
-  for (DriftRow& row : report->drift) {
-    if ((point.empty() || row.point == point) && (load.empty() || level_matches(row.level, load))) {
-      drift.push_back(std::move(row));
-    }
-  }
-  report->drift = std::move(drift);
+  // Series, scalability rows and drift rows each name their point and level.
+  auto keep_selected = [&](auto* rows) {
+    rows->erase(std::remove_if(rows->begin(), rows->end(),
+                               [&](const auto& row) {
+                                 return !(point.empty() || row.point == point) ||
+                                        !(load.empty() || level_matches(row.level, load));
+                               }),
+                rows->end());
+  };
+  keep_selected(&report->series);
+  rank_in_groups(&report->series, order);
+  keep_selected(&report->scalability);
+  keep_selected(&report->drift);
   return true;
 }
 
