@@ -11,10 +11,11 @@
 #include "platform.h"
 
 namespace coz {
-namespace {
 
-RealFunctions g_real;
-std::atomic<bool> g_resolved{false};
+RealFunctions real_functions::g_real;
+std::atomic<bool> real_functions::g_resolved{false};
+
+namespace {
 
 template <typename T>
 void resolve(T* slot, const char* name) {
@@ -30,9 +31,9 @@ void resolve(T* slot, const char* name) {
 
 }  // namespace
 
-const RealFunctions& real() {
+const RealFunctions& real_functions::resolve() {
   if (!g_resolved.load(std::memory_order_acquire)) {
-#define COZ_RESOLVE(name, ret, params) resolve(&g_real.name, #name);
+#define COZ_RESOLVE(name, ret, params) coz::resolve(&g_real.name, #name);
     COZ_REAL_FUNCTIONS(COZ_RESOLVE)
 #undef COZ_RESOLVE
     g_resolved.store(true, std::memory_order_release);

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <atomic>
 #include <cstddef>
 
 namespace coz {
@@ -96,8 +97,20 @@ struct RealFunctions {
 #undef COZ_REAL_FIELD
 };
 
-// The table, resolved on first call.
-const RealFunctions& real();
+namespace real_functions {
+extern RealFunctions g_real;
+extern std::atomic<bool> g_resolved;
+// Resolves the whole table (idempotent) and returns it.
+const RealFunctions& resolve();
+}  // namespace real_functions
+
+// The table, resolved on first call. Inline: every hook calls it, the fast path too.
+inline const RealFunctions& real() {
+  if (__builtin_expect(real_functions::g_resolved.load(std::memory_order_acquire), 1)) {
+    return real_functions::g_real;
+  }
+  return real_functions::resolve();
+}
 
 // A library preloaded after the runtime (LD_PRELOAD order) that defines functions the runtime
 // hooks: it sits between the hooks and libc, so it sees the runtime's calls (its own thread, its

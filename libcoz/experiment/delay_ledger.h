@@ -45,6 +45,17 @@ class DelayLedger {
   bool active() const { return active_.load(std::memory_order_acquire); }
   uint64_t delay_ns() const { return delay_ns_.load(std::memory_order_acquire); }
   uint64_t global_ns() const { return epoch_count::ns(global_.load(std::memory_order_acquire)); }
+  // The global total with its epoch (epoch_count.h): it changes whenever an experiment begins or
+  // the total rises, so a thread that settled at one word and sees it unchanged owes no more.
+  uint64_t word() const { return global_.load(std::memory_order_acquire); }
+  // What a thread owes at `word` (as owed(), for a word read before).
+  static uint64_t owed_at(uint64_t word, const LocalDelays& local) {
+    uint64_t total = epoch_count::ns(word);
+    if (epoch_count::epoch(word) != local.epoch) {
+      return total;
+    }
+    return total > local.ns ? total - local.ns : 0;
+  }
 
   // This thread ran `faster_ns` faster (its selected-line samples times delay_ns, plus its
   // arrival speedups): returns the nanoseconds it must pause now (the caller pauses, then

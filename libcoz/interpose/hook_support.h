@@ -18,9 +18,28 @@
 
 namespace coz::hooks {
 
+// The fast path (quiet_hooks.h): set when nothing changed since the calling thread last settled.
+using quiet_hooks::Quiet;
+using quiet_hooks::quiet;
+
+// After a release on the fast path: pays only if a total rose meanwhile.
+inline void after_quiet_release(const Quiet& q) {
+  if (!quiet_hooks::still_quiet(q)) {
+    int saved = errno;
+    hooks_api::after_release();
+    errno = saved;
+  }
+}
+
 // Releasing `key` (post, kill): publish, release, then pay.
 template <typename Call>
 inline auto releasing(const void* key, Call&& call) {
+  if (Quiet q = quiet()) {
+    quiet_hooks::before_wake(q, key);
+    auto result = call();
+    after_quiet_release(q);
+    return result;
+  }
   if (!hooks_api::active()) {
     return call();
   }
@@ -35,6 +54,15 @@ inline auto releasing(const void* key, Call&& call) {
 // Unlocking `key` (mutex, rwlock): as releasing, and the thread holds one lock fewer.
 template <typename Call>
 inline int unlocking(const void* key, Call&& call) {
+  if (Quiet q = quiet()) {
+    quiet_hooks::before_wake(q, key);
+    int result = call();
+    if (result == 0) {
+      quiet_hooks::lock_released(*q.thread);
+    }
+    after_quiet_release(q);
+    return result;
+  }
   if (!hooks_api::active()) {
     return call();
   }
@@ -53,7 +81,11 @@ inline int unlocking(const void* key, Call&& call) {
 // caller pays when it releases the lock.
 template <typename Call>
 inline auto signalling(const void* key, Call&& call) {
-  hooks_api::before_wake(key);
+  if (Quiet q = quiet()) {
+    quiet_hooks::before_wake(q, key);
+  } else {
+    hooks_api::before_wake(key);
+  }
   return call();
 }
 
@@ -101,10 +133,21 @@ inline int lock_waiting(const void* key, Call&& call) {
 // try call's "would block" result.
 template <typename Try, typename Block>
 inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
-  if (!hooks_api::active()) {
+  int result;
+  if (Quiet q = quiet()) {
+    result = attempt();
+    if (result != busy) {
+      if (acquired(result)) {
+        quiet_hooks::lock_acquired(*q.thread);
+      }
+      return result;
+    }
+    // It would block: the full path below, which pays before blocking.
+  } else if (!hooks_api::active()) {
     return block();
+  } else {
+    result = attempt();
   }
-  int result = attempt();
   int saved = errno;
   if (result == busy) {
     hooks_api::before_block();  // pay before blocking, unless another lock is held

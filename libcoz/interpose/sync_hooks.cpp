@@ -13,8 +13,15 @@ COZ_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
 }
 COZ_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
   int rc = real().pthread_mutex_trylock(m);
-  if (acquired(rc)) {
+  if (!acquired(rc)) {
+    return rc;
+  }
+  if (Quiet q = quiet()) {
+    coz::quiet_hooks::lock_acquired(*q.thread);
+  } else {
+    int saved = errno;
     coz::hooks_api::lock_acquired();
+    errno = saved;
   }
   return rc;
 }

@@ -22,6 +22,7 @@ void with_delays(ThreadDelays& t, F&& update) {
 }  // namespace
 
 void DelayProtocol::on_signal(ThreadState& t) {
+  uint64_t word = experiment_.ledger.word();  // before settling: a change meanwhile shows
   if (!env_.collect(t)) {
     return;  // shut-down is draining this thread
   }
@@ -41,6 +42,16 @@ void DelayProtocol::on_signal(ThreadState& t) {
     return;
   }
   settle(t, carry());
+  note_quiet(t, word);
+}
+
+void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
+  // Settled at `word` with no lock held: owes at most a sample's worth until the word changes.
+  // Not for a thread whose arrivals earn speedup at every hook (load amplification).
+  bool earns = t.arrivals && amplify_.on();
+  if (experiment_.ledger.active() && t.locks_held == 0 && t.pending_selected == 0 && !earns) {
+    t.quiet_word = word;
+  }
 }
 
 uint64_t DelayProtocol::own_speedup_ns(ThreadDelays& t) {
@@ -111,8 +122,10 @@ void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
   with_delays(t, [&] {
+    uint64_t word = experiment_.ledger.word();
     env_.collect(t);
     settle(t, carry_ns);
+    note_quiet(t, word);
   });
   if (t.pending_selected != 0) {  // samples that arrived meanwhile
     catch_up(t, carry_ns);

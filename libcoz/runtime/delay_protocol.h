@@ -25,6 +25,8 @@
 //   parallel speedup. The carry absorbs that turn-taking; a thread behind by more still pays at
 //   once. Before it blocks, and in catch_up_fully() (after a sleep, at exit), it pays all: a wake
 //   may credit it up to its waker's count, which would forgive what it ran up before.
+// - A thread that settled with no lock held is quiet until the ledger's word changes: its hooks
+//   take the fast path (quiet_hooks.h), which only notes lock debt and publishes.
 // - Each pause is measured: nanosleep's overshoot is carried (DelayLedger::excess) and learnt
 //   (a moving average), so later sleeps ask for less.
 //
@@ -101,6 +103,9 @@ class DelayProtocol {
   // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes
   // beyond `carry_ns`.
   void settle(ThreadDelays& t, uint64_t carry_ns);
+  // Marks the thread quiet at `word` (read before it settled) when it may take the hooks' fast
+  // path (runtime/quiet_hooks.h) until the word changes.
+  void note_quiet(ThreadState& t, uint64_t word);
   void catch_up(ThreadState& t, uint64_t carry_ns);
   // Gives the thread's own selected-line samples (and arrivals) to the ledger, paying nothing.
   void count_own(ThreadDelays& t) {

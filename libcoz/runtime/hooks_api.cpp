@@ -5,12 +5,15 @@
 
 #include "runtime/runtime.h"
 
-namespace coz::hooks_api {
+namespace coz {
+
+__thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
+std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
+
+namespace hooks_api {
 namespace {
 
-// Depth of runtime work on this thread (1 for good in the profiler's thread).
-__attribute__((tls_model("initial-exec"))) thread_local int t_inside = 0;
-
+using quiet_hooks::t_inside;
 using Inside = InsideRuntime;
 
 // The runtime to act through, or nullptr.
@@ -113,4 +116,5 @@ void mark_profiler_thread() {
   t_inside = 1;
 }
 
-}  // namespace coz::hooks_api
+}  // namespace hooks_api
+}  // namespace coz

@@ -1,5 +1,7 @@
 // What the interposed functions (interpose/) and the COZ_* blocking ABI (entry.cpp) may ask of
 // the runtime: the calls below, and nothing else of it. The hooks never see the owner class.
+// Locks, unlocks and signals first try the inline fast path of quiet_hooks.h (nothing changed
+// since the thread last settled); the calls below are the full path.
 //
 // Re-entry: while the runtime works on behalf of a hook, the hooks that its own code reaches
 // (its mutexes, condition variables and joins) find no runtime (active() is false) and only
@@ -17,6 +19,7 @@
 #include <pthread.h>
 
 #include "experiment/delay_ledger.h"
+#include "runtime/quiet_hooks.h"
 
 namespace coz::hooks_api {
 

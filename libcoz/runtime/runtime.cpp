@@ -8,6 +8,7 @@
 #include "platform.h"
 #include "real_functions.h"
 #include "runtime/hooks_api.h"
+#include "runtime/quiet_hooks.h"
 #include "runtime/run_summary.h"
 #include "sample/perf_sampler.h"
 #include "sample_signal.h"
@@ -137,7 +138,10 @@ bool Runtime::start() {
   backend_ = std::make_unique<PerfSamplerBackend>(settings);
 
   install_exit_signal_handlers();
-  pthread_atfork(nullptr, nullptr, [] { active_.store(nullptr, std::memory_order_release); });
+  pthread_atfork(nullptr, nullptr, [] {
+    active_.store(nullptr, std::memory_order_release);
+    quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
+  });
 
   if (!life_.start(
           backend_.get(), thread_exit, [this] { shutdown(); }, &error)) {
@@ -157,6 +161,7 @@ bool Runtime::start() {
     reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
   }
   active_.store(this, std::memory_order_release);
+  quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
   life_.attach_existing();
 
   runner_->begin_end_to_end_early();
@@ -301,6 +306,7 @@ void Runtime::drain_all_threads() {
 
 void Runtime::finish_shutdown() {
   active_.store(nullptr, std::memory_order_release);
+  quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
   drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
   runner_->finish();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();

@@ -11,8 +11,15 @@
 
 namespace coz {
 
+// ThreadDelays::quiet_word when the thread is not quiet (no ledger word takes this value).
+inline constexpr uint64_t kNotQuiet = ~0ull;
+
 struct ThreadDelays {
   LocalDelays delays;
+  // The ledger word (DelayLedger::word()) at which the thread last settled with no lock held,
+  // owing at most one sample's worth; kNotQuiet if it has not since. While the word stays the
+  // same the hooks' fast path (quiet_hooks.h) may skip the protocol.
+  uint64_t quiet_word = kNotQuiet;
   uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
   volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
   int locks_held = 0;               // mutexes and rwlocks held: pauses wait for the last release

@@ -13,7 +13,7 @@
 
 namespace coz {
 
-__attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_thread_state = nullptr;
+__thread __attribute__((tls_model("initial-exec"))) ThreadState* t_thread_state = nullptr;
 
 namespace {
 

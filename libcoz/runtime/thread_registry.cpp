@@ -38,6 +38,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->sampler = std::move(sampler);
   s->samples = 0;
   s->delays = LocalDelays();
+  s->quiet_word = kNotQuiet;
   s->pending_selected = 0;
   s->in_ledger = false;
   s->locks_held = 0;

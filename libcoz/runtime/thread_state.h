@@ -37,6 +37,6 @@ struct ThreadState : ThreadDelays {
 // (scanned: sampled, and its signal handler finds its state by descriptor, but its hooks do
 // nothing). Set by the thread's own start and exit (thread_life.cpp), read by the hooks and the
 // signal handler. Initial-exec TLS, so reading it never allocates.
-extern __attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_thread_state;
+extern __thread __attribute__((tls_model("initial-exec"))) ThreadState* t_thread_state;
 
 }  // namespace coz

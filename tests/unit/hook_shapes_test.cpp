@@ -46,6 +46,14 @@ void after_block(const void*, bool woken) {
 
 }  // namespace coz::hooks_api
 
+// What the fast path reads (runtime/quiet_hooks.h), defined here as the runtime defines them:
+// no thread state, so every shape takes the full path, unless a test sets one.
+namespace coz {
+__thread __attribute__((tls_model("initial-exec"))) ThreadState* t_thread_state = nullptr;
+__thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
+std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
+}  // namespace coz
+
 namespace coz::hooks {
 namespace {
 
@@ -171,6 +179,90 @@ TEST_F(HookShapes, WithNoRuntimeOnlyTheRealCallRuns) {
   EXPECT_TRUE(returns(meeting(&key, real_call(0), returned_zero), 0));
   EXPECT_TRUE(returns(releasing(&key, real_call(0)), 0));
   EXPECT_EQ(calls(), (Calls{"real", "real", "real", "real", "real", "real", "real"}));
+}
+
+// The fast path: a thread that settled at the ledger's current word (ThreadDelays::quiet_word).
+class QuietHooks : public HookShapes {
+ protected:
+  void SetUp() override {
+    HookShapes::SetUp();
+    experiment.ledger.begin(1000);
+    LocalDelays other;
+    experiment.ledger.absorb(other, 5000);  // another thread ran ahead: the total is 5 us
+    state.delays.epoch = experiment.ledger.epoch();
+    state.delays.ns = 4500;  // this one owes 0.5 us, less than a sample's worth
+    state.quiet_word = experiment.ledger.word();
+    t_thread_state = &state;
+    quiet_hooks::g_experiment.store(&experiment);
+  }
+  void TearDown() override {
+    t_thread_state = nullptr;
+    quiet_hooks::g_experiment.store(nullptr);
+  }
+  // Another thread's selected-line sample raises the total: the word changes.
+  void others_run_ahead() {
+    LocalDelays other;
+    experiment.ledger.absorb(other, 9000);
+  }
+  ExperimentState experiment;
+  ThreadState state;
+};
+
+TEST_F(QuietHooks, ALockAndUnlockOnlyCallTheRealFunctions) {
+  EXPECT_TRUE(returns(locking(&key, real_call(0), EBUSY, real_call(0)), 0));
+  EXPECT_EQ(state.locks_held, 1);
+  EXPECT_EQ(state.lock_debt_ns, 500u) << "the debt carried in, as lock_acquired notes it";
+  EXPECT_EQ(state.lock_epoch, experiment.ledger.epoch());
+  EXPECT_TRUE(returns(unlocking(&key, real_call(0)), 0));
+  EXPECT_EQ(state.locks_held, 0);
+  EXPECT_EQ(calls(), (Calls{"real", "real"}));
+  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 4500u)
+      << "the unlock published the thread's total, as before_wake does";
+}
+
+TEST_F(QuietHooks, SignallingAndReleasingPublishOnly) {
+  int other_key = 0;
+  EXPECT_TRUE(returns(signalling(&key, real_call(0)), 0));
+  EXPECT_TRUE(returns(releasing(&other_key, real_call(0)), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "real"}));
+  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 4500u);
+  EXPECT_EQ(experiment.handoffs.read(&other_key, experiment.ledger.epoch()), 4500u);
+}
+
+TEST_F(QuietHooks, AContendedLockTakesTheFullPath) {
+  EXPECT_TRUE(returns(locking(&key, real_call(EBUSY), EBUSY, real_call(0)), 0));
+  EXPECT_EQ(calls(),
+            (Calls{"real", "before_block", "real", "after_block(woken)", "lock_acquired"}));
+}
+
+TEST_F(QuietHooks, OnceTheTotalRisesEveryShapeTakesTheFullPath) {
+  others_run_ahead();
+  EXPECT_TRUE(returns(locking(&key, real_call(0), EBUSY, real_call(0)), 0));
+  EXPECT_TRUE(returns(unlocking(&key, real_call(0)), 0));
+  EXPECT_TRUE(returns(signalling(&key, real_call(0)), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "lock_acquired", "before_wake", "real", "lock_released",
+                            "after_release", "before_wake", "real"}));
+  EXPECT_EQ(state.locks_held, 0) << "the full path counts locks (the recorder does not)";
+}
+
+TEST_F(QuietHooks, ATotalThatRisesDuringAnUnlockIsPaidAfterIt) {
+  auto unlock = [this] {
+    others_run_ahead();
+    return real_call(0)();
+  };
+  EXPECT_TRUE(returns(unlocking(&key, unlock), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "after_release"}));
+}
+
+TEST_F(QuietHooks, NotInsideTheRuntimeNorWithSamplesPending) {
+  quiet_hooks::t_inside = 1;
+  hooks_api::g_active = false;  // inside the runtime, hooks find none
+  EXPECT_TRUE(returns(unlocking(&key, real_call(0)), 0));
+  quiet_hooks::t_inside = 0;
+  hooks_api::g_active = true;
+  state.pending_selected = 1;
+  EXPECT_TRUE(returns(signalling(&key, real_call(0)), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "before_wake", "real"}));
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+// The hooks' fast path: what a lock, an unlock or a signal costs when nothing changed since the
+// calling thread last settled its delays. Inline, so a hook reads a few thread-locals and one
+// shared word (the ledger's epoch and total) and calls the real function, with no out-of-line
+// call into the runtime, no ring drain and no ledger arithmetic.
+//
+// Why it is exact: a thread that settled at ledger word W with no lock held owes at most one
+// sample's worth (DelayProtocol's carry). While the word stays W nobody's total rose and no
+// experiment began, and what a thread owes at a fixed word only shrinks (its own samples and
+// credits raise its local total), so every protocol call the hook would make is a no-op except
+// two: taking the outermost lock notes the debt carried in (what it owes at W), and releasing or
+// signalling publishes its total on the primitive (a read of the slot when it already holds as
+// much, as it does after the first release in an experiment). A sample that arrives meanwhile is
+// handled by the signal handler as it would be between hooks; one that raises a total changes the
+// word, and the next hook takes the full path (hooks_api.h).
+//
+// Threads: each call acts for the calling thread, from a hook (or from the program's signal
+// handler in a hook's place). Async-signal-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "experiment/experiment_state.h"
+#include "runtime/thread_state.h"
+
+namespace coz::quiet_hooks {
+
+// Depth of runtime work on this thread (hooks_api.cpp; 1 for good in the profiler's thread).
+extern __thread __attribute__((tls_model("initial-exec"))) int t_inside;
+// The active runtime's experiment, or nullptr (set and cleared with Runtime::active()).
+extern std::atomic<ExperimentState*> g_experiment;
+
+// The calling thread's state and the experiment, when its hooks may take the fast path.
+struct Quiet {
+  ThreadState* thread = nullptr;
+  ExperimentState* experiment = nullptr;
+  explicit operator bool() const { return thread != nullptr; }
+};
+
+// The fast path's check, else an empty Quiet (the caller then takes the full path through
+// hooks_api.h, which also covers "no runtime").
+inline Quiet quiet() {
+  ThreadState* t = t_thread_state;
+  if (!t || t_inside != 0 || t->pending_selected != 0) {
+    return {};
+  }
+  ExperimentState* e = g_experiment.load(std::memory_order_relaxed);
+  if (!e || e->ledger.word() != t->quiet_word) {
+    return {};
+  }
+  return {t, e};
+}
+
+// Whether a thread quiet before a real call still is after it (nothing raised a total meanwhile).
+inline bool still_quiet(const Quiet& q) {
+  return q.experiment->ledger.word() == q.thread->quiet_word && q.thread->pending_selected == 0;
+}
+
+// A lock was taken on the fast path (DelayProtocol::lock_acquired at the quiet word).
+inline void lock_acquired(ThreadState& t) {
+  if (t.locks_held == 0) {
+    uint64_t word = t.quiet_word;
+    t.lock_debt_ns = DelayLedger::owed_at(word, t.delays);
+    t.lock_epoch = epoch_count::epoch(word);
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // a sample sees the debt with the lock
+  }
+  t.locks_held++;
+}
+
+// A lock was released on the fast path.
+inline void lock_released(ThreadState& t) {
+  if (t.locks_held > 0) {
+    t.locks_held--;
+  }
+}
+
+// About to release or signal `key` on the fast path: publishes the thread's total
+// (DelayProtocol::before_wake, whose other steps are no-ops at the quiet word).
+inline void before_wake(const Quiet& q, const void* key) {
+  q.experiment->handoffs.publish(key, q.thread->delays.epoch, q.thread->delays.ns);
+}
+
+}  // namespace coz::quiet_hooks
