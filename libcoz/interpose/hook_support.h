@@ -31,6 +31,34 @@ inline void after_quiet_release(const Quiet& q) {
   }
 }
 
+// The full path's lock count, keeping errno.
+inline void locked_slowly() {
+  int saved = errno;
+  hooks_api::lock_acquired();
+  errno = saved;
+}
+
+// Whether a wait may take the fast path: the thread is quiet and owes nothing.
+inline Quiet quiet_waiter() {
+  Quiet q = quiet();
+  return q && quiet_hooks::owes_nothing(q) ? q : Quiet{};
+}
+
+// After a wait on the fast path: nothing more if the word held; otherwise the full path's credit
+// (and, with `pay`, its payment after the release).
+inline void after_quiet_wait(const Quiet& q, const void* key, bool woken, bool pay) {
+  if (quiet_hooks::still_quiet(q)) {
+    quiet_hooks::after_wait(*q.thread);
+    return;
+  }
+  int saved = errno;
+  hooks_api::after_block(key, woken);
+  if (pay) {
+    hooks_api::after_release();
+  }
+  errno = saved;
+}
+
 // Releasing `key` (post, kill): publish, release, then pay.
 template <typename Call>
 inline auto releasing(const void* key, Call&& call) {
@@ -94,6 +122,11 @@ inline auto signalling(const void* key, Call&& call) {
 // what is still owed right away.
 template <typename Call, typename Released>
 inline auto waiting(const void* key, Call&& call, Released&& released) {
+  if (Quiet q = quiet_waiter()) {
+    auto result = call();
+    after_quiet_wait(q, key, released(result), true);
+    return result;
+  }
   if (!hooks_api::active()) {
     return call();
   }
@@ -115,6 +148,17 @@ inline bool acquired(int rc) {
 // Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
 template <typename Call>
 inline int lock_waiting(const void* key, Call&& call) {
+  if (Quiet q = quiet_waiter()) {
+    int result = call();
+    bool quiet_still = quiet_hooks::still_quiet(q);
+    if (!quiet_still) {
+      after_quiet_wait(q, key, acquired(result), false);
+    }
+    if (acquired(result)) {
+      quiet_still ? quiet_hooks::lock_acquired(*q.thread) : locked_slowly();
+    }
+    return result;
+  }
   if (!hooks_api::active()) {
     return call();
   }
@@ -136,13 +180,16 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   int result;
   if (Quiet q = quiet()) {
     result = attempt();
+    if (result == busy && quiet_hooks::owes_nothing(q)) {
+      return lock_waiting(key, block);  // nothing to pay before blocking: a wait's fast path
+    }
     if (result != busy) {
       if (acquired(result)) {
         quiet_hooks::lock_acquired(*q.thread);
       }
       return result;
     }
-    // It would block: the full path below, which pays before blocking.
+    // It would block owing delays: the full path below, which pays before blocking.
   } else if (!hooks_api::active()) {
     return block();
   } else {
@@ -177,6 +224,11 @@ inline int trying_then_waiting(const void* key, Try&& attempt, Call&& call) {
     return -1;
   }
   errno = saved;
+  if (Quiet q = quiet_waiter()) {
+    int result = call();
+    after_quiet_wait(q, key, result == 0, true);
+    return result;
+  }
   hooks_api::before_block();  // pay in full before blocking
   int result = call();
   saved = errno;
@@ -194,6 +246,12 @@ inline int trying_then_waiting(const void* key, Try&& attempt, Call&& call) {
 // read as a speedup of the line's share). `released(result)` says whether the wait completed.
 template <typename Call, typename Released>
 inline int meeting(const void* key, Call&& call, Released&& released) {
+  if (Quiet q = quiet_waiter()) {
+    quiet_hooks::before_wake(q, key);
+    int result = call();
+    after_quiet_wait(q, key, released(result), true);
+    return result;
+  }
   if (!hooks_api::active()) {
     return call();
   }

@@ -47,9 +47,10 @@ void DelayProtocol::on_signal(ThreadState& t) {
 
 void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
   // Settled at `word` with no lock held: owes at most a sample's worth until the word changes.
-  // Not for a thread whose arrivals earn speedup at every hook (load amplification).
-  bool earns = t.arrivals && amplify_.on();
-  if (experiment_.ledger.active() && t.locks_held == 0 && t.pending_selected == 0 && !earns) {
+  // Not under load amplification: arrivals earn speedup at every hook, and a woken thread's credit
+  // is capped by the time it was blocked, which the fast path does not measure.
+  if (experiment_.ledger.active() && t.locks_held == 0 && t.pending_selected == 0 &&
+      !amplify_.on()) {
     t.quiet_word = word;
   }
 }
@@ -178,7 +179,9 @@ void DelayProtocol::before_block(ThreadState& t) {
   // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
   // which would forgive what it ran up before it blocked.
   catch_up(t, 0);
-  t.block_start_ns = env_.now_ns();
+  // The time blocked matters only under load amplification (the credit's cap, an arrival
+  // thread's own period): a clock read is a fifth of a contended lock's cost.
+  t.block_start_ns = t.arrivals || amplify_.on() ? env_.now_ns() : 0;
   // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up while
   // it was running, not while blocked: no wake may forgive it. (Paying the run-up here, before a
   // cond_wait releases the mutex, was measured worse: README, "Measured choices in the runtime".)

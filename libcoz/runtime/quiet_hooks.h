@@ -1,6 +1,6 @@
-// The hooks' fast path: what a lock, an unlock or a signal costs when nothing changed since the
-// calling thread last settled its delays. Inline, so a hook reads a few thread-locals and one
-// shared word (the ledger's epoch and total) and calls the real function, with no out-of-line
+// The hooks' fast path: what a lock, an unlock, a signal or a wait costs when nothing changed
+// since the calling thread last settled its delays. Inline, so a hook reads a few thread-locals and
+// one shared word (the ledger's epoch and total) and calls the real function, with no out-of-line
 // call into the runtime, no ring drain and no ledger arithmetic.
 //
 // Why it is exact: a thread that settled at ledger word W with no lock held owes at most one
@@ -9,7 +9,9 @@
 // credits raise its local total), so every protocol call the hook would make is a no-op except
 // two: taking the outermost lock notes the debt carried in (what it owes at W), and releasing or
 // signalling publishes its total on the primitive (a read of the slot when it already holds as
-// much, as it does after the first release in an experiment). A sample that arrives meanwhile is
+// much, as it does after the first release in an experiment). A thread that owes nothing may also
+// block: nothing is paid before, and if the word is unchanged after, no credit can apply (a word
+// that changed meanwhile sends it to the full path's credit). A sample that arrives meanwhile is
 // handled by the signal handler as it would be between hooks; one that raises a total changes the
 // word, and the next hook takes the full path (hooks_api.h).
 //
@@ -54,6 +56,22 @@ inline Quiet quiet() {
 // Whether a thread quiet before a real call still is after it (nothing raised a total meanwhile).
 inline bool still_quiet(const Quiet& q) {
   return q.experiment->ledger.word() == q.thread->quiet_word && q.thread->pending_selected == 0;
+}
+
+// Whether the thread owes nothing at the quiet word. A wait then has nothing to pay before it
+// and, if the word is still the same after it, nothing to be credited: the thread's total is the
+// global one, which no waker's count exceeds.
+inline bool owes_nothing(const Quiet& q) {
+  return DelayLedger::owed_at(q.thread->quiet_word, q.thread->delays) == 0;
+}
+
+// Back from a wait on the fast path with the word unchanged. Holding a lock (cond_wait took it
+// again) counts as taking it afresh, owing nothing (DelayProtocol::after_block).
+inline void after_wait(ThreadState& t) {
+  if (t.locks_held > 0) {
+    t.lock_debt_ns = 0;
+    t.lock_epoch = epoch_count::epoch(t.quiet_word);
+  }
 }
 
 // A lock was taken on the fast path (DelayProtocol::lock_acquired at the quiet word).

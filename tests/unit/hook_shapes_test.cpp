@@ -200,10 +200,8 @@ class QuietHooks : public HookShapes {
     quiet_hooks::g_experiment.store(nullptr);
   }
   // Another thread's selected-line sample raises the total: the word changes.
-  void others_run_ahead() {
-    LocalDelays other;
-    experiment.ledger.absorb(other, 9000);
-  }
+  void others_run_ahead() { experiment.ledger.absorb(ahead, 9000); }
+  LocalDelays ahead;  // a thread that runs the selected line
   ExperimentState experiment;
   ThreadState state;
 };
@@ -233,6 +231,33 @@ TEST_F(QuietHooks, AContendedLockTakesTheFullPath) {
   EXPECT_TRUE(returns(locking(&key, real_call(EBUSY), EBUSY, real_call(0)), 0));
   EXPECT_EQ(calls(),
             (Calls{"real", "before_block", "real", "after_block(woken)", "lock_acquired"}));
+}
+
+TEST_F(QuietHooks, AThreadOwingNothingWaitsOnTheFastPath) {
+  state.delays.ns = 5000;  // caught up with the global total
+  EXPECT_TRUE(returns(locking(&key, real_call(EBUSY), EBUSY, real_call(0)), 0));
+  EXPECT_TRUE(returns(waiting(&key, real_call(0), returned_zero), 0));
+  EXPECT_TRUE(returns(meeting(&key, real_call(0), returned_zero), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "real", "real", "real"}));
+  EXPECT_EQ(state.locks_held, 1);
+  EXPECT_EQ(state.lock_debt_ns, 0u) << "a wait returning with the lock takes it afresh";
+  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 5000u)
+      << "a barrier's arrival publishes its total";
+}
+
+TEST_F(QuietHooks, ATotalThatRisesDuringAWaitIsCreditedAsOnTheFullPath) {
+  state.delays.ns = 5000;
+  auto wait = [this] {
+    others_run_ahead();
+    return real_call(0)();
+  };
+  EXPECT_TRUE(returns(locking(&key, real_call(EBUSY), EBUSY, wait), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "real", "after_block(woken)", "lock_acquired"}));
+  hooks_api::g_calls.clear();
+  state.quiet_word = experiment.ledger.word();
+  state.delays.ns = experiment.ledger.global_ns();
+  EXPECT_TRUE(returns(waiting(&key, wait, returned_zero), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "after_block(woken)", "after_release"}));
 }
 
 TEST_F(QuietHooks, OnceTheTotalRisesEveryShapeTakesTheFullPath) {
