@@ -15,6 +15,11 @@
     barrier (benchmarks/accuracy's spin-then-block barrier, 40,000 rounds), sqlite (benchmarks/real's
     two threads inserting rows, when benchmarks/real/prepare.py has built it). Same configurations
     at 0% (no delays inserted: the profiler's cost alone).
+(c) A sample by part (programs/sample_cost.c, with OPS including sample): the kernel's task-clock
+    sample alone, with this project's callchain and stack copy, with a signal per sample, and this
+    project's whole sample path.
+(d) The short-critical-section case of benchmarks/accuracy: lock hand-overs in its 16,000 items,
+    natively and under each profiler at 0% (SKIP_HANDOVERS=1 leaves it out).
 
 Every repetition runs every configuration once, interleaved; the tables show medians over RUNS
 and ratios (medians of per-repetition ratios to native). Environment: RUNS (default 5), SECONDS
@@ -147,6 +152,57 @@ def with_ratio(got, base, name, show):
     return cell.rjust(20)
 
 
+def sample_mechanisms(work):
+    """What a sample costs by part (programs/sample_cost.c), beside this project's whole sample."""
+    mech = build(work, os.path.join(HERE, "programs", "sample_cost.c"), "", [])
+    hot = build(work, os.path.join(HERE, "programs", "hotpath.c"), "", ["-g"])
+    modes = ["none", "ring", "chain", "signal"]
+    lost = {}
+    for rep in range(RUNS):
+        log(f"sample-mechanism repetition {rep + 1}/{RUNS}")
+        for mode in modes:
+            out = run(None, [], [mech, mode, SECONDS], work)
+            if out:
+                lost.setdefault(mode, []).append(float(re.search(r"gap_ns_per_s=([\d.]+)", out).group(1)))
+        out = run(COZ, ["--fixed-speedup", "0"], [hot, "sample", SECONDS], work)
+        if out:
+            lost.setdefault("ours", []).append(float(re.search(r"gap_ns_per_s=([\d.]+)", out).group(1)))
+    if "none" not in lost:
+        return
+    base = statistics.median(lost["none"])
+    print(f"\n(c) a sample by part: time lost per sample beyond the machine's own interruptions "
+          f"({base / 1e6:.1f} ms/s), 1 ms period, medians of {RUNS}")
+    titles = {"ring": "kernel sample, ip only, no signal", "chain": "+ callchain and 2 KiB stack",
+              "signal": "+ a signal to an empty handler", "ours": "this project's sample (0%)"}
+    for mode in modes[1:] + ["ours"]:
+        if mode in lost:
+            print(f"  {titles[mode]:<40} {(statistics.median(lost[mode]) - base) / 1000 / 1000:6.1f} us")
+
+
+def handovers(work):
+    """The short-critical-section case of benchmarks/accuracy (lock_pair.c, 16,000 items): how
+    often the lock changes hands natively and under each profiler at 0%."""
+    acc = os.path.join(ROOT, "benchmarks", "accuracy", "programs")
+    src = os.path.join(acc, "lock_pair.c")
+    ours = build(work, src, "", ["-g"], [acc])
+    d3 = build(work, src, "_d3", ["-gdwarf-3", "-gstrict-dwarf"], [acc])
+    cases = configs()
+    counts = {}
+    for rep in range(RUNS):
+        log(f"hand-over repetition {rep + 1}/{RUNS}")
+        for name, prefix, which, options in cases:
+            out = run(prefix, options + ["--end-to-end"], [d3 if which == "dwarf3" else ours], work)
+            m = re.search(r"handovers (\d+)", out or "")
+            if m:
+                counts.setdefault(name, []).append(int(m.group(1)))
+    print(f"\n(d) short critical sections (accuracy's lock_pair.c): lock hand-overs in 16,000 items, "
+          f"median [min-max] of {RUNS}")
+    for name, *_ in cases:
+        got = counts.get(name)
+        if got:
+            print(f"  {name:<14} {statistics.median(got):8.0f}  [{min(got)}-{max(got)}]")
+
+
 def elapsed(out):
     m = re.search(r"elapsed_ns (\d+)", out or "")
     return int(m.group(1)) / 1e9 if m else None
@@ -192,8 +248,12 @@ def main():
     with tempfile.TemporaryDirectory(prefix="coz-hotpath-") as work:
         if os.environ.get("SKIP_OPS") != "1":
             per_operation(work)
+        if "sample" in OPS:
+            sample_mechanisms(work)
         if os.environ.get("SKIP_PROGRAMS") != "1":
             whole_programs(work)
+        if os.environ.get("SKIP_HANDOVERS") != "1":
+            handovers(work)
 
 
 if __name__ == "__main__":
