@@ -151,9 +151,8 @@ inline int lock_waiting(const void* key, Call&& call) {
   if (Quiet q = quiet_waiter()) {
     int result = call();
     bool quiet_still = quiet_hooks::still_quiet(q);
-    if (!quiet_still) {
-      after_quiet_wait(q, key, acquired(result), false);
-    }
+    after_quiet_wait(q, key, acquired(result),
+                     false);  // as after_block: a lock held is taken afresh
     if (acquired(result)) {
       quiet_still ? quiet_hooks::lock_acquired(*q.thread) : locked_slowly();
     }

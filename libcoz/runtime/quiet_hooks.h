@@ -95,7 +95,14 @@ inline void lock_released(ThreadState& t) {
 // About to release or signal `key` on the fast path: publishes the thread's total
 // (DelayProtocol::before_wake, whose other steps are no-ops at the quiet word).
 inline void before_wake(const Quiet& q, const void* key) {
-  q.experiment->handoffs.publish(key, q.thread->delays.epoch, q.thread->delays.ns);
+  // Under the quiet word's experiment only: a sample that moved the thread to another experiment
+  // meanwhile leaves the publishing to the next hook's full path.
+  uint64_t epoch = epoch_count::epoch(q.thread->quiet_word);
+  if (q.thread->delays.epoch != epoch) {
+    return;
+  }
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  q.experiment->handoffs.publish(key, epoch, q.thread->delays.ns);
 }
 
 }  // namespace coz::quiet_hooks

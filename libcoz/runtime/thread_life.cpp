@@ -102,6 +102,7 @@ void ThreadLife::on_thread_start(const LocalDelays& inherited) {
     return;
   }
   state->delays = inherited;
+  state->quiet_word = kNotQuiet;  // a sample before this line may have marked it quiet
   if (!points_.open(*state, platform::current_tid(), &error)) {
     reporter_.say("warning: --progress misses a thread: " + error, true);
   }
