@@ -4,12 +4,18 @@
 // Resolution is idempotent: two racing first callers store the same pointers.
 #pragma once
 
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include <atomic>
@@ -89,7 +95,36 @@ namespace coz {
     (pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,        \
      char* const*, char* const*))                                                             \
   X(system, int, (const char*))                                                               \
-  X(popen, FILE*, (const char*, const char*))
+  X(popen, FILE*, (const char*, const char*))                                                 \
+  X(read, ssize_t, (int, void*, size_t))                                                      \
+  X(write, ssize_t, (int, const void*, size_t))                                               \
+  X(readv, ssize_t, (int, const struct iovec*, int))                                          \
+  X(writev, ssize_t, (int, const struct iovec*, int))                                         \
+  X(pread, ssize_t, (int, void*, size_t, off_t))                                              \
+  X(pwrite, ssize_t, (int, const void*, size_t, off_t))                                       \
+  X(pread64, ssize_t, (int, void*, size_t, off64_t))                                          \
+  X(pwrite64, ssize_t, (int, const void*, size_t, off64_t))                                   \
+  X(recv, ssize_t, (int, void*, size_t, int))                                                 \
+  X(recvfrom, ssize_t, (int, void*, size_t, int, struct sockaddr*, socklen_t*))               \
+  X(recvmsg, ssize_t, (int, struct msghdr*, int))                                             \
+  X(send, ssize_t, (int, const void*, size_t, int))                                           \
+  X(sendto, ssize_t, (int, const void*, size_t, int, const struct sockaddr*, socklen_t))      \
+  X(sendmsg, ssize_t, (int, const struct msghdr*, int))                                       \
+  X(accept, int, (int, struct sockaddr*, socklen_t*))                                         \
+  X(accept4, int, (int, struct sockaddr*, socklen_t*, int))                                   \
+  X(connect, int, (int, const struct sockaddr*, socklen_t))                                   \
+  X(poll, int, (struct pollfd*, nfds_t, int))                                                 \
+  X(ppoll, int, (struct pollfd*, nfds_t, const struct timespec*, const sigset_t*))            \
+  X(select, int, (int, fd_set*, fd_set*, fd_set*, struct timeval*))                           \
+  X(pselect, int, (int, fd_set*, fd_set*, fd_set*, const struct timespec*, const sigset_t*))  \
+  X(epoll_wait, int, (int, struct epoll_event*, int, int))                                    \
+  X(epoll_pwait, int, (int, struct epoll_event*, int, int, const sigset_t*))                  \
+  X(fsync, int, (int))                                                                        \
+  X(fdatasync, int, (int))                                                                    \
+  X(wait, pid_t, (int*))                                                                      \
+  X(waitpid, pid_t, (pid_t, int*, int))                                                       \
+  X(waitid, int, (idtype_t, id_t, siginfo_t*, int))                                           \
+  X(wait4, pid_t, (pid_t, int*, int, struct rusage*))
 
 struct RealFunctions {
 #define COZ_REAL_FIELD(name, ret, params) ret(*name) params;

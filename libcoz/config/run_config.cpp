@@ -240,6 +240,15 @@ const std::vector<ConfigOption>& run_config_options() {
        *why = "must be a duration from 1ns to 60s per arrival (for example 750us)"; return false; }
      return true; },
    [](const RunConfig& c) { return format_u64_if_set(c.arrival_speedup_ns); }},
+  {"--no-off-cpu", "COZ_NO_OFF_CPU", OptionSource::kFlag, nullptr,
+   "do not time blocking calls (read, recv, poll, fsync, sleeps, waitpid, ...): profile running "
+   "time only, as Coz does", false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     bool off = false;
+     if (!parse_switch(t, &off, why)) { return false; }
+     c->off_cpu = !off;
+     return true; },
+   [](const RunConfig& c) { return std::string(c.off_cpu ? "" : "1"); }},
   {"-v,--verbose", "COZ_VERBOSE", OptionSource::kFlag, nullptr,
    "say what the profiler is doing", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
@@ -280,8 +289,8 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
     return std::tie(c.output, c.binary_scope, c.source_scope, c.include_system, c.end_to_end,
                     c.fixed_line, c.fixed_speedup, c.sampling_period_ns, c.experiment_length_ns,
                     c.zero_speedup_share, c.speedup_step, c.breakpoint_progress, c.sampled_progress,
-                    c.arrival_speedup_ns, c.load, c.verbose, c.root_pid, c.run_id, c.exec_ns,
-                    c.debug_path);
+                    c.arrival_speedup_ns, c.load, c.verbose, c.off_cpu, c.root_pid, c.run_id,
+                    c.exec_ns, c.debug_path);
   };
   return fields(a) == fields(b);
 }

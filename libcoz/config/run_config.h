@@ -47,6 +47,7 @@ struct RunConfig {
   uint64_t arrival_speedup_ns = 0;               // load amplification: fixed speedup per arrival
   double load = 0;  // load amplification: target load factor (>= 1), or 0
   bool verbose = false;
+  bool off_cpu = true;  // time blocking calls (off-CPU profiling); --no-off-cpu turns it off
   // Set by `coz run` for each process it starts, never by the user.
   uint64_t root_pid = 0;  // the process `coz run` started (its children inherit the variable)
   uint64_t run_id = 0;    // the `coz run` that started it (its pid), written on experiments

@@ -31,6 +31,20 @@ inline void after_quiet_release(const Quiet& q) {
   }
 }
 
+// A blocking call timed for off-CPU profiling (wait_hooks.h): `caller` is the hook's return
+// address. Returns what `call` returned, with its errno.
+template <typename F>
+__attribute__((always_inline)) inline auto timed(const void* caller, F&& call) {
+  wait_hooks::Wait w = wait_hooks::begin();
+  auto rc = call();
+  if (wait_hooks::may_have_waited(w)) {
+    int saved = errno;
+    hooks_api::after_wait(w, caller, &w);
+    errno = saved;
+  }
+  return rc;
+}
+
 // The full path's lock count, keeping errno.
 inline void locked_slowly() {
   int saved = errno;

@@ -18,7 +18,8 @@ namespace coz {
 struct SourceLine {
   const std::string* file;
   uint32_t line;
-  std::atomic<uint64_t> samples{0};
+  std::atomic<uint64_t> samples{0};  // taken while running
+  std::atomic<uint64_t> blocked{0};  // blocked samples: waits in blocking calls (blocked_clock.h)
 
   SourceLine(const std::string* f, uint32_t l) : file(f), line(l) {}
   std::string name() const { return *file + ":" + std::to_string(line); }

@@ -17,7 +17,7 @@ constexpr std::string_view kKeys[] = {
     key::kLoad,           key::kName,       key::kDelta,
     key::kArrivals,       key::kDepartures, key::kDifference,
     key::kInFlightNs,     key::kLocation,   key::kCount,
-    key::kMessage};
+    key::kMessage,        key::kBlocked,    key::kOffCpu};
 
 // The known name that `name` spells with underscores for hyphens, or `name`.
 template <size_t N>

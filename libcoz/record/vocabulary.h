@@ -34,6 +34,8 @@ inline constexpr std::string_view kFormat = "format";
 inline constexpr std::string_view kPid = "pid";
 inline constexpr std::string_view kSamplingPeriod = "sampling-period";
 inline constexpr std::string_view kProgram = "program";
+// How blocked time was measured ("calls": timed blocking libc calls; "off": not measured).
+inline constexpr std::string_view kOffCpu = "off-cpu";
 // experiment
 inline constexpr std::string_view kSelected = "selected";
 inline constexpr std::string_view kSpeedup = "speedup";
@@ -59,6 +61,10 @@ inline constexpr std::string_view kInFlightNs = "in-flight-ns";
 // samples
 inline constexpr std::string_view kLocation = "location";
 inline constexpr std::string_view kCount = "count";
+// Blocked samples: one per sampling period the thread spent waiting in a blocking call made on the
+// line (off the CPU), beside `count`, its samples while running. Readers that do not know the key
+// (Coz 0.2, this project before it) ignore it and see the running samples alone.
+inline constexpr std::string_view kBlocked = "blocked";
 // warning
 inline constexpr std::string_view kMessage = "message";
 }  // namespace key

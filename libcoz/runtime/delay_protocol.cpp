@@ -245,6 +245,16 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
   });
 }
 
+void DelayProtocol::absorb_own(ThreadState& t, uint64_t faster_ns) {
+  if (faster_ns == 0 || !experiment_.ledger.active()) {
+    return;
+  }
+  with_delays(t, [&] {
+    inserted(experiment_.ledger.absorb(t.delays, faster_ns));
+    t.quiet_word = kNotQuiet;  // its local total moved: the next hook settles afresh
+  });
+}
+
 void DelayProtocol::add_arrival_counter(ThreadState& t, ArrivalCounter* counter) {
   with_delays(t, [&] {
     counter->next_in_thread = t.arrivals;

@@ -94,6 +94,10 @@ class DelayProtocol {
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
   void after_block(ThreadState& t, const void* key, bool woken);
+  // The thread ran `faster_ns` faster without a sample to show it (a wait on the selected line,
+  // blocked_time.h): raises the global total as its own selected-line samples would, paying
+  // nothing.
+  void absorb_own(ThreadState& t, uint64_t faster_ns);
   // Registers a COZ_ARRIVAL counter of this thread's own.
   void add_arrival_counter(ThreadState& t, ArrivalCounter* counter);
 

@@ -9,6 +9,7 @@ namespace coz {
 
 __thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
 std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
+std::atomic<int> wait_hooks::g_mode{0};
 
 namespace hooks_api {
 namespace {
@@ -79,6 +80,16 @@ void catch_up() {
 }
 void catch_up_fully() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up_fully(t); });
+}
+
+void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack) {
+  Runtime* rt = acting();
+  if (rt && wait.thread == t_thread_state) {
+    Inside inside;
+    rt->blocked().after_wait(*wait.thread, wait, reinterpret_cast<uintptr_t>(caller),
+                             reinterpret_cast<uintptr_t>(stack));
+    rt->delays().catch_up_fully(*wait.thread);
+  }
 }
 
 LocalDelays current_delays() {

@@ -20,6 +20,7 @@
 
 #include "experiment/delay_ledger.h"
 #include "runtime/quiet_hooks.h"
+#include "runtime/wait_hooks.h"
 
 namespace coz::hooks_api {
 
@@ -46,6 +47,13 @@ void before_block();
 void after_block(const void* key, bool woken);
 void catch_up();
 void catch_up_fully();
+
+// Off-CPU waits (wait_hooks.h): a blocking call that began as `wait` and may have waited has
+// returned. Counts its blocked samples for the line that called it (`caller`, a return address;
+// `stack`, a word of the hook's frame from which the stack is searched for the innermost in-scope
+// caller), credits a wait on the selected line with its virtual speedup, then pays what the
+// thread owes, as catch_up_fully().
+void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack);
 
 // Thread life cycle.
 LocalDelays current_delays();

@@ -20,10 +20,14 @@ RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arr
   block.begin(vocab::kRuntime).field(vocab::key::kTime, run_ns);
   lines.for_each([&block](const SourceLine& line) {
     uint64_t n = line.samples.load(std::memory_order_relaxed);
-    if (n > 0) {
+    uint64_t blocked = line.blocked.load(std::memory_order_relaxed);
+    if (n > 0 || blocked > 0) {
       block.begin(vocab::kSamples)
           .field(vocab::key::kLocation, line.name())
           .field(vocab::key::kCount, n);
+      if (blocked > 0) {
+        block.field(vocab::key::kBlocked, blocked);  // absent, older readers see no change
+      }
     }
   });
   if (no_arrivals) {

@@ -141,6 +141,7 @@ bool Runtime::start() {
   pthread_atfork(nullptr, nullptr, [] {
     active_.store(nullptr, std::memory_order_release);
     quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
+    wait_hooks::g_mode.store(0, std::memory_order_release);
   });
 
   if (!life_.start(
@@ -149,6 +150,9 @@ bool Runtime::start() {
     writer_.close();
     return false;
   }
+  int wait_mode = blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns);
+  blocked_.attach(*t_thread_state, platform::current_tid());
+  reporter_.say(blocked_.describe(), false);
   // Written before the program runs, so even a run killed at once leaves a profile behind.
   RecordBuilder startup;
   startup.begin(vocab::kStartup)
@@ -156,12 +160,14 @@ bool Runtime::start() {
       .field(vocab::key::kFormat, static_cast<uint64_t>(kProfileFormatVersion))
       .field(vocab::key::kPid, static_cast<uint64_t>(getpid()))
       .field(vocab::key::kSamplingPeriod, config_.sampling_period_ns)
-      .field(vocab::key::kProgram, platform::program_name());
+      .field(vocab::key::kProgram, platform::program_name())
+      .field(vocab::key::kOffCpu, blocked_.method());
   if (!writer_.write_block(startup, 0, &error)) {
     reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
   }
   active_.store(this, std::memory_order_release);
   quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
+  wait_hooks::g_mode.store(wait_mode, std::memory_order_release);
   life_.attach_existing();
 
   runner_->begin_end_to_end_early();
@@ -307,6 +313,7 @@ void Runtime::drain_all_threads() {
 void Runtime::finish_shutdown() {
   active_.store(nullptr, std::memory_order_release);
   quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
+  wait_hooks::g_mode.store(0, std::memory_order_release);
   drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
   runner_->finish();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();

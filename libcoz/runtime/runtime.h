@@ -27,6 +27,7 @@
 #include "experiment/arrival_pacer.h"
 #include "experiment/experiment_state.h"
 #include "record/profile_writer.h"
+#include "runtime/blocked_time.h"
 #include "runtime/command_line_points.h"
 #include "runtime/delay_protocol.h"
 #include "runtime/experiment_runner.h"
@@ -67,6 +68,7 @@ class Runtime {
 
   // The parts the hooks act through (hooks_api.cpp), for the calling thread.
   DelayProtocol& delays() { return delays_; }
+  BlockedTime& blocked() { return blocked_; }
   ThreadLife& threads() { return life_; }
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own. Locks and
   // allocates.
@@ -106,7 +108,8 @@ class Runtime {
   SampleAttribution attribution_{lines_.map(), experiment_, command_line_points_};
   RealDelayEnvironment environment_{attribution_, points_};
   DelayProtocol delays_{experiment_, amplify_, environment_};
-  ThreadLife life_{threads_, command_line_points_, attribution_, delays_, reporter_};
+  BlockedTime blocked_{attribution_, delays_, experiment_};
+  ThreadLife life_{threads_, command_line_points_, attribution_, delays_, blocked_, reporter_};
   std::unique_ptr<SamplerBackend> backend_;
   ProfileWriter writer_;
   bool write_failing_ = false;  // the last experiment block could not be written

@@ -5,25 +5,29 @@
 
 namespace coz {
 
-void SampleAttribution::count(const Sample& sample, void* arg) {
-  auto* tally = static_cast<Tally*>(arg);
-  SampleAttribution* self = tally->self;
-  self->total_.fetch_add(1, std::memory_order_relaxed);
-  const AddressRange* range = self->map_.lookup(sample.ip);
+const AddressRange* SampleAttribution::find_line(const Sample& sample) const {
+  const AddressRange* range = map_.lookup(sample.ip);
   // Outside scope: charge the innermost in-scope call site. Library code often has no frame
   // pointers, so the callchain skips its caller; the top of the stack holds the return address
   // into it, so look there first for a word that returns just after an in-scope call.
   for (size_t i = 0; !range && i < sample.stack_words; i++) {
     uintptr_t ret = static_cast<uintptr_t>(sample.stack[i]);
-    const AddressRange* r = self->map_.lookup(ret - 1);
+    const AddressRange* r = map_.lookup(ret - 1);
     if (r && platform::follows_call(ret)) {
       range = r;
     }
   }
   for (size_t i = 0; !range && i < sample.depth; i++) {
-    range = self->map_.lookup(static_cast<uintptr_t>(sample.callchain[i]) - 1);
+    range = map_.lookup(static_cast<uintptr_t>(sample.callchain[i]) - 1);
   }
-  if (range) {
+  return range;
+}
+
+void SampleAttribution::count(const Sample& sample, void* arg) {
+  auto* tally = static_cast<Tally*>(arg);
+  SampleAttribution* self = tally->self;
+  self->total_.fetch_add(1, std::memory_order_relaxed);
+  if (const AddressRange* range = self->find_line(sample)) {
     range->line->samples.fetch_add(1, std::memory_order_relaxed);
     self->points_.on_sample(range->line);
     self->in_scope_.fetch_add(1, std::memory_order_relaxed);
@@ -31,6 +35,22 @@ void SampleAttribution::count(const Sample& sample, void* arg) {
       tally->selected++;
     }
   }
+}
+
+bool SampleAttribution::count_blocked(const Sample& at, uint64_t n) {
+  const AddressRange* range = find_line(at);
+  if (!range) {
+    return false;
+  }
+  range->line->blocked.fetch_add(n, std::memory_order_relaxed);
+  blocked_.fetch_add(n, std::memory_order_relaxed);
+  if (!experiment_.on_sample(range->line)) {
+    return false;
+  }
+  if (n > 1) {  // on_sample counted one
+    experiment_.selected_samples.fetch_add(n - 1, std::memory_order_relaxed);
+  }
+  return true;
 }
 
 uint64_t SampleAttribution::drain(ThreadState& t) {

@@ -103,6 +103,7 @@ void ThreadLife::on_thread_start(const LocalDelays& inherited) {
   }
   state->delays = inherited;
   state->quiet_word = kNotQuiet;  // a sample before this line may have marked it quiet
+  blocked_.attach(*state, platform::current_tid());
   if (!points_.open(*state, platform::current_tid(), &error)) {
     reporter_.say("warning: --progress misses a thread: " + error, true);
   }

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "experiment/delay_ledger.h"
+#include "runtime/blocked_time.h"
 #include "runtime/command_line_points.h"
 #include "runtime/delay_protocol.h"
 #include "runtime/reporter.h"
@@ -27,11 +28,12 @@ namespace coz {
 class ThreadLife {
  public:
   ThreadLife(ThreadRegistry& threads, CommandLinePoints& points, SampleAttribution& attribution,
-             DelayProtocol& delays, const Reporter& reporter)
+             DelayProtocol& delays, BlockedTime& blocked, const Reporter& reporter)
       : threads_(threads),
         points_(points),
         attribution_(attribution),
         delays_(delays),
+        blocked_(blocked),
         reporter_(reporter) {}
   ThreadLife(const ThreadLife&) = delete;
   ThreadLife& operator=(const ThreadLife&) = delete;
@@ -67,6 +69,7 @@ class ThreadLife {
   CommandLinePoints& points_;
   SampleAttribution& attribution_;
   DelayProtocol& delays_;
+  BlockedTime& blocked_;
   const Reporter& reporter_;
   SamplerBackend* backend_ = nullptr;
   pthread_key_t key_{};  // its destructor detaches an exiting thread

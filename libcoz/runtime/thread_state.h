@@ -12,6 +12,7 @@
 
 #include "config/run_config.h"
 #include "runtime/thread_delays.h"
+#include "sample/blocked_clock.h"
 #include "sample/sampler.h"
 
 namespace coz {
@@ -25,6 +26,12 @@ struct ThreadState : ThreadDelays {
   ThreadState* next = nullptr;  // live list or free list
   ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
   bool scanned = false;         // attached by the start-up scan of /proc/self/task
+  // For the wait hooks (wait_hooks.h), set as the thread starts: the sampler's switch counter
+  // (nullptr: every blocking call is timed in full), the top of the thread's stack (bounds the
+  // walk for the calling line; 0: the direct caller only), its blocked samples' clock.
+  const volatile uint32_t* switches = nullptr;
+  uintptr_t stack_hi = 0;
+  BlockedClock blocked;
 
   // --progress counters: the profiler's own descriptors (own_fds.h), -1 when not open.
   std::atomic<int> breakpoint_fds[kMaxBreakpointPoints] = {-1, -1, -1, -1};

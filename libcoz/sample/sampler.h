@@ -40,6 +40,10 @@ class ThreadSampler {
   // Whether drain() may find anything: a cheap look for the hooks, which ask at every lock
   // release. May say true when there is nothing (a record still being written).
   virtual bool has_pending() const { return true; }
+  // A counter the kernel bumps whenever it switches the thread out or back in, readable with one
+  // load (the perf page's seqlock, written at each switch and at no sample), or nullptr. A
+  // blocking call after which it has not changed did not wait.
+  virtual const volatile uint32_t* switch_count() const { return nullptr; }
   // The descriptor the sample signal reports in si_fd, or -1.
   virtual int signal_fd() const = 0;
   // Samples the kernel dropped because the buffer was full. Any thread may call it while the

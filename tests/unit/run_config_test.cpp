@@ -55,6 +55,7 @@ RunConfig everything_set() {
   c.run_id = 77;
   c.exec_ns = 123456789012345ull;
   c.debug_path = "/opt/debug";
+  c.off_cpu = false;
   return c;
 }
 

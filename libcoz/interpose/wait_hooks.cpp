@@ -1,0 +1,117 @@
+// Hooks for the blocking calls a thread makes to wait on something outside the program's threads:
+// files and pipes, sockets, poll/select/epoll, fsync, and child processes (sleeps are in
+// sleep_hooks.cpp). Each is timed for off-CPU profiling (runtime/wait_hooks.h): a call that did not
+// wait costs a few loads; one that waited becomes blocked samples of its calling line, and then
+// the thread pays what others inserted meanwhile, as after a sleep (no thread of the program woke
+// it, so no credit). Results and errno are the real call's.
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "interpose/hook_support.h"
+
+using coz::real;
+using coz::hooks::timed;
+
+#define COZ_CALLER __builtin_return_address(0)
+
+COZ_EXPORT ssize_t read(int fd, void* buf, size_t n) {
+  return timed(COZ_CALLER, [=] { return real().read(fd, buf, n); });
+}
+COZ_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
+  return timed(COZ_CALLER, [=] { return real().write(fd, buf, n); });
+}
+COZ_EXPORT ssize_t readv(int fd, const struct iovec* iov, int n) {
+  return timed(COZ_CALLER, [=] { return real().readv(fd, iov, n); });
+}
+COZ_EXPORT ssize_t writev(int fd, const struct iovec* iov, int n) {
+  return timed(COZ_CALLER, [=] { return real().writev(fd, iov, n); });
+}
+COZ_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t at) {
+  return timed(COZ_CALLER, [=] { return real().pread(fd, buf, n, at); });
+}
+COZ_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t at) {
+  return timed(COZ_CALLER, [=] { return real().pwrite(fd, buf, n, at); });
+}
+COZ_EXPORT ssize_t pread64(int fd, void* buf, size_t n, off64_t at) {
+  return timed(COZ_CALLER, [=] { return real().pread64(fd, buf, n, at); });
+}
+COZ_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t at) {
+  return timed(COZ_CALLER, [=] { return real().pwrite64(fd, buf, n, at); });
+}
+
+COZ_EXPORT ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  return timed(COZ_CALLER, [=] { return real().recv(fd, buf, n, flags); });
+}
+COZ_EXPORT ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from,
+                            socklen_t* len) {
+  return timed(COZ_CALLER, [=] { return real().recvfrom(fd, buf, n, flags, from, len); });
+}
+COZ_EXPORT ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
+  return timed(COZ_CALLER, [=] { return real().recvmsg(fd, msg, flags); });
+}
+COZ_EXPORT ssize_t send(int fd, const void* buf, size_t n, int flags) {
+  return timed(COZ_CALLER, [=] { return real().send(fd, buf, n, flags); });
+}
+COZ_EXPORT ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to,
+                          socklen_t len) {
+  return timed(COZ_CALLER, [=] { return real().sendto(fd, buf, n, flags, to, len); });
+}
+COZ_EXPORT ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
+  return timed(COZ_CALLER, [=] { return real().sendmsg(fd, msg, flags); });
+}
+COZ_EXPORT int accept(int fd, struct sockaddr* addr, socklen_t* len) {
+  return timed(COZ_CALLER, [=] { return real().accept(fd, addr, len); });
+}
+COZ_EXPORT int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
+  return timed(COZ_CALLER, [=] { return real().accept4(fd, addr, len, flags); });
+}
+COZ_EXPORT int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+  return timed(COZ_CALLER, [=] { return real().connect(fd, addr, len); });
+}
+
+COZ_EXPORT int poll(struct pollfd* fds, nfds_t n, int timeout) {
+  return timed(COZ_CALLER, [=] { return real().poll(fds, n, timeout); });
+}
+COZ_EXPORT int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
+                     const sigset_t* mask) {
+  return timed(COZ_CALLER, [=] { return real().ppoll(fds, n, timeout, mask); });
+}
+COZ_EXPORT int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
+  return timed(COZ_CALLER, [=] { return real().select(n, r, w, e, timeout); });
+}
+COZ_EXPORT int pselect(int n, fd_set* r, fd_set* w, fd_set* e, const struct timespec* timeout,
+                       const sigset_t* mask) {
+  return timed(COZ_CALLER, [=] { return real().pselect(n, r, w, e, timeout, mask); });
+}
+COZ_EXPORT int epoll_wait(int ep, struct epoll_event* events, int max, int timeout) {
+  return timed(COZ_CALLER, [=] { return real().epoll_wait(ep, events, max, timeout); });
+}
+COZ_EXPORT int epoll_pwait(int ep, struct epoll_event* events, int max, int timeout,
+                           const sigset_t* mask) {
+  return timed(COZ_CALLER, [=] { return real().epoll_pwait(ep, events, max, timeout, mask); });
+}
+
+COZ_EXPORT int fsync(int fd) {
+  return timed(COZ_CALLER, [=] { return real().fsync(fd); });
+}
+COZ_EXPORT int fdatasync(int fd) {
+  return timed(COZ_CALLER, [=] { return real().fdatasync(fd); });
+}
+
+COZ_EXPORT pid_t wait(int* status) {
+  return timed(COZ_CALLER, [=] { return real().wait(status); });
+}
+COZ_EXPORT pid_t waitpid(pid_t pid, int* status, int options) {
+  return timed(COZ_CALLER, [=] { return real().waitpid(pid, status, options); });
+}
+COZ_EXPORT int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
+  return timed(COZ_CALLER, [=] { return real().waitid(type, id, info, options); });
+}
+COZ_EXPORT pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
+  return timed(COZ_CALLER, [=] { return real().wait4(pid, status, options, usage); });
+}

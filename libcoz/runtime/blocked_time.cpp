@@ -1,0 +1,130 @@
+// Off-CPU time (see blocked_time.h).
+#include "runtime/blocked_time.h"
+
+#include <pthread.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "real_functions.h"
+
+namespace coz {
+namespace {
+
+// The kernel's clock source is the TSC: then the TSC is constant and synchronised across CPUs,
+// and CLOCK_MONOTONIC is derived from it, so TSC ticks convert to its nanoseconds at one rate.
+bool clock_source_is_tsc() {
+  char name[32] = {};
+  FILE* f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+  if (!f) {
+    return false;
+  }
+  bool tsc = fgets(name, sizeof name, f) && strncmp(name, "tsc\n", 4) == 0;
+  fclose(f);
+  return tsc;
+}
+
+// One past the highest address of the calling thread's stack, or 0.
+uintptr_t stack_top() {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) {
+    return 0;
+  }
+  void* base = nullptr;
+  size_t size = 0;
+  uintptr_t top = 0;
+  if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+    top = reinterpret_cast<uintptr_t>(base) + size;
+  }
+  pthread_attr_destroy(&attr);
+  return top;
+}
+
+// Stack words searched above a hook's frame for the innermost in-scope caller (as a sample's
+// copied stack: SamplerSettings::stack_bytes).
+constexpr uintptr_t kStackWords = 256;
+
+}  // namespace
+
+int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns) {
+  period_ns_ = period_ns;
+  if (!on) {
+    return mode_ = 0;
+  }
+  // Does the kernel bump the counter at a switch? One short sleep tells (the real call: the
+  // hooks do not act yet).
+  if (const volatile uint32_t* switches = self.sampler ? self.sampler->switch_count() : nullptr) {
+    uint32_t before = *switches;
+    timespec tiny = {0, 1000};
+    real().nanosleep(&tiny, nullptr);
+    counter_works_ = *switches != before;
+  }
+  mode_ = wait_hooks::kOn;
+#if defined(__x86_64__) || defined(__i386__)
+  if (clock_source_is_tsc()) {
+    mode_ |= wait_hooks::kTsc;
+  }
+#endif
+  origin_tsc_ = wait_hooks::tsc_now();
+  origin_ns_ = wait_hooks::monotonic_ns();
+  return mode_;
+}
+
+void BlockedTime::attach(ThreadState& t, pid_t tid) {
+  t.switches = counter_works_ && t.sampler ? t.sampler->switch_count() : nullptr;
+  t.stack_hi = stack_top();
+  t.blocked.reseed(static_cast<uint64_t>(tid));
+}
+
+std::string BlockedTime::describe() const {
+  if (!(mode_ & wait_hooks::kOn)) {
+    return "off-CPU time: not measured (--no-off-cpu)";
+  }
+  std::string s =
+      "off-CPU time: blocking libc calls timed (read/write, sockets, poll/select/epoll, fsync, "
+      "sleeps, waits for children); ";
+  s += counter_works_ ? "a call waited if the kernel switched the thread out meanwhile"
+                      : "every call counted (the kernel shows no switch counter here)";
+  s += mode_ & wait_hooks::kTsc ? "; timed with the TSC" : "; timed with CLOCK_MONOTONIC";
+  return s;
+}
+
+uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait) const {
+  if (!wait.tsc) {
+    uint64_t now = wait_hooks::monotonic_ns();
+    return now > wait.start ? now - wait.start : 0;
+  }
+  // TSC ticks at the rate measured since start-up (the longer the baseline, the finer).
+  uint64_t tsc = wait_hooks::tsc_now();
+  uint64_t ns = wait_hooks::monotonic_ns();
+  if (tsc <= wait.start || tsc <= origin_tsc_ || ns <= origin_ns_) {
+    return 0;
+  }
+  double rate = static_cast<double>(ns - origin_ns_) / static_cast<double>(tsc - origin_tsc_);
+  return static_cast<uint64_t>(static_cast<double>(tsc - wait.start) * rate);
+}
+
+void BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
+                             uintptr_t stack) {
+  uint64_t waited = waited_ns(wait);
+  blocked_ns_.fetch_add(waited, std::memory_order_relaxed);
+  uint64_t n = t.blocked.on_wait(waited, period_ns_);
+  if (n == 0) {
+    return;
+  }
+  // The calling line: the call site, else the innermost in-scope caller found on the stack above
+  // the hook's frame, as for a sample in library code.
+  Sample at{};
+  at.ip = caller - 1;
+  uintptr_t from = stack & ~uintptr_t{7};
+  if (t.stack_hi > from) {
+    at.stack = reinterpret_cast<const uint64_t*>(from);
+    at.stack_words = std::min<uintptr_t>(kStackWords, (t.stack_hi - from) / sizeof(uint64_t));
+  }
+  if (attribution_.count_blocked(at, n) && experiment_.ledger.active()) {
+    delays_.absorb_own(t,
+                       BlockedClock::speedup_ns(waited, period_ns_, experiment_.ledger.delay_ns()));
+  }
+}
+
+}  // namespace coz

@@ -1,0 +1,77 @@
+// The wait hooks' fast path: off-CPU profiling of the program's blocking calls (read and write,
+// sockets, poll/select/epoll, fsync, sleeps, waits for children; interpose/wait_hooks.cpp).
+//
+// A call that did not wait costs two loads of the thread's switch counter and one read of the
+// time-stamp counter: the kernel bumps the counter (the sampler's perf page, sampler.h) whenever
+// it switches the thread out or in, so an unchanged counter means the call never left the CPU,
+// and nothing else is done. A call after which it changed waited (or was preempted meanwhile):
+// hooks_api::after_wait() turns its length into blocked samples of the calling line
+// (blocked_time.h), and the thread pays what it owes, as after a sleep.
+//
+// Threads: each call acts for the calling thread; async-signal-safe.
+#pragma once
+
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/quiet_hooks.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace coz::wait_hooks {
+
+// How waits are timed, set with Runtime::active() (0 while no runtime acts, or with --no-off-cpu).
+inline constexpr int kOn = 1;   // waits are measured
+inline constexpr int kTsc = 2;  // timed with the time-stamp counter (the clock source is the TSC)
+extern std::atomic<int> g_mode;
+
+// One blocking call in progress.
+struct Wait {
+  ThreadState* thread = nullptr;  // nullptr: not measured
+  uint64_t start = 0;             // TSC ticks (tsc) or CLOCK_MONOTONIC nanoseconds
+  uint32_t switches = 0;          // the thread's switch counter before the call
+  bool tsc = false;
+};
+
+inline uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+inline uint64_t tsc_now() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();
+#else
+  return monotonic_ns();
+#endif
+}
+
+// Before the real call.
+inline Wait begin() {
+  Wait w;
+  ThreadState* t = t_thread_state;
+  int mode = g_mode.load(std::memory_order_relaxed);
+  if (!t || quiet_hooks::t_inside != 0 || !(mode & kOn)) {
+    return w;
+  }
+  w.thread = t;
+  if (t->switches) {
+    w.switches = *t->switches;
+  }
+  w.tsc = (mode & kTsc) != 0;
+  w.start = w.tsc ? tsc_now() : monotonic_ns();
+  return w;
+}
+
+// After it: whether the call may have waited (the thread left the CPU meanwhile, or there is no
+// counter to tell).
+inline bool may_have_waited(const Wait& w) {
+  return w.thread && (!w.thread->switches || *w.thread->switches != w.switches);
+}
+
+}  // namespace coz::wait_hooks

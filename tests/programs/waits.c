@@ -1,0 +1,77 @@
+// Off-CPU fixture: a loop that computes a little, then waits off the CPU, for a time budget.
+//   waits sleep MS      each visit sleeps 1 ms
+//   waits pipe MS       each visit reads a byte that a child process writes every 1 ms
+// Prints "done <visits> <bytes read>" and exits with status 3, so tests see both unchanged.
+#include <coz.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void compute(void) {
+  for (int i = 0; i < 20000; i++) {
+    sink += i;  // LINE:compute 
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: waits sleep|pipe MS\n");
+    return 2;
+  }
+  int pipe_mode = strcmp(argv[1], "pipe") == 0;
+  double end = now_ms() + atof(argv[2]);
+  int fds[2] = {-1, -1};
+  pid_t child = -1;
+  if (pipe_mode) {
+    if (pipe(fds) != 0 || (child = fork()) < 0) {
+      perror("waits");
+      return 2;
+    }
+    if (child == 0) {  // the slower process: a byte every millisecond until the reader leaves
+      close(fds[0]);
+      struct timespec ms = {0, 1000000};
+      char c = 'x';
+      for (;;) {
+        nanosleep(&ms, NULL);
+        if (write(fds[1], &c, 1) != 1) {
+          _exit(0);
+        }
+      }
+    }
+    close(fds[1]);
+  }
+  unsigned long visits = 0, bytes = 0;
+  struct timespec ms = {0, 1000000};
+  while (now_ms() < end) {
+    compute();
+    if (pipe_mode) {
+      char c;
+      if (read(fds[0], &c, 1) == 1) {  // LINE:read 
+        bytes++;
+      }
+    } else {
+      nanosleep(&ms, NULL);  // LINE:sleep 
+    }
+    COZ_PROGRESS;
+    visits++;
+  }
+  if (child > 0) {
+    close(fds[0]);
+    kill(child, SIGTERM);
+    waitpid(child, NULL, 0);
+  }
+  printf("done %lu %lu\n", visits, bytes);
+  return 3;
+}
