@@ -358,6 +358,14 @@
       title.append(el('span', { className: 'badge phase', textContent: 'phase \u00d7' + phased.series.phase_factor.toFixed(2),
                                 title: 'active during this share of the run; speedups scaled by it (eq. 5.8)' }));
     }
+    // Blocked samples are the line's (every series of it has the same), not a load level's.
+    const waits = line.views.find((v) => v.series.off_cpu);
+    if (waits) {
+      title.append(el('span', { className: 'badge off-cpu', textContent: 'off-cpu',
+                                title: Math.round(waits.series.blocked_share * 100) + '% of its samples blocked: ' +
+                                       'the line mostly waits in blocking calls (I/O, sleep, child processes); less ' +
+                                       'waiting (batching, caching, asynchronous I/O) helps, not faster code' }));
+    }
     const stats = el('p', { className: 'stats' });
     stats.textContent = line.views.map((v) => {
       const ci = v.impactLow === null ? '' : ' [' + percent(v.impactLow) + ', ' + percent(v.impactHigh) + ']';

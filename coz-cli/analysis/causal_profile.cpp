@@ -39,7 +39,8 @@ uint64_t fnv1a(const std::string& s) {
 
 // Eq. 5.6 and 5.8: t_A ~ s * t_obs / s_obs, and the correction factor is t_A / T, over the runs
 // that ended normally (their runtime and sample totals are known). Lines without that data are
-// left out: their factor is 1 and they are marked uncorrected.
+// left out: their factor is 1 and they are marked uncorrected. The runtime counts a wait on the
+// selected line among its selected samples, so `s` is the line's running and blocked samples both.
 std::map<std::string, double> phase_factors(const ProfileData& data) {
   struct Acc {
     double t_obs = 0;
@@ -61,8 +62,10 @@ std::map<std::string, double> phase_factors(const ProfileData& data) {
     double s = 0, total = 0;
     for (size_t r : a.runs) {
       const Run& run = data.runs()[r];
-      auto it = run.samples.find(line);
-      s += it == run.samples.end() ? 0 : it->second;
+      for (const std::map<std::string, double>* counts : {&run.samples, &run.blocked}) {
+        auto it = counts->find(line);
+        s += it == counts->end() ? 0 : it->second;
+      }
       total += run.runtime_ns;
     }
     if (a.s_obs > 0 && s > 0 && total > 0) {
@@ -182,6 +185,7 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
 
   std::map<std::string, double> factors =
       options.phase_correction ? phase_factors(data) : std::map<std::string, double>{};
+  const std::map<std::string, LineSamples> sampled = line_samples(data);
   std::set<std::string> no_baseline, few_speedups, shown;
   for (auto& [key, f] : families) {
     const std::string family_name = key.point + '\n' + key.level.label();
@@ -256,6 +260,10 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
       if (factor != factors.end()) {
         s.phase_factor = factor->second;
         s.phase_corrected = true;
+      }
+      auto samples = sampled.find(line);
+      if (samples != sampled.end()) {
+        s.samples = samples->second;
       }
       const double base = f.baseline.relative();
       CurvePoint zero;

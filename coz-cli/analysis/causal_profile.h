@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/line_samples.h"
 #include "analysis/location.h"
 #include "analysis/profile_data.h"
 
@@ -85,6 +86,9 @@ struct Series {
   // rate over the point's lines) does not confirm it or disagrees on its sign (one interval in
   // twenty excludes 0 by chance).
   enum class Caveat { kNone, kBelowFloor, kUnconfirmed } caveat = Caveat::kNone;
+  // The line's running and blocked samples over every run (the same in each of its series), and
+  // whether it mostly waits (off_cpu): then less waiting helps, not faster code.
+  LineSamples samples;
 };
 
 // How one progress point's baselines drift within a run (time_matching.h BaselineTrend).

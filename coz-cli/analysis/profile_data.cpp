@@ -41,7 +41,7 @@ std::string LoadLevel::label() const {
 
 Run& ProfileData::current_run(const std::string& file) {
   if (!run_open_ || runs_.empty() || runs_.back().file != file) {
-    runs_.push_back(Run{file, "", false, 0, {}, 0});
+    runs_.emplace_back().file = file;
     run_open_ = true;
   }
   return runs_.back();
@@ -158,13 +158,17 @@ void ProfileData::add_record(const Record& r, FileState* st) {
   const std::string& file = st->file;
   auto complain = [&](std::string message) { this->complain(r.line, std::move(message)); };
   switch (r.kind) {
-    case RecordKind::kStartup:
-      runs_.push_back(Run{file, r.text(vocab::key::kProgram), false, 0, {}, 0});
-      runs_.back().written_by_coz = !r.find(vocab::key::kFormat);  // ours always says its format
+    case RecordKind::kStartup: {
+      Run& run = runs_.emplace_back();
+      run.file = file;
+      run.program = r.text(vocab::key::kProgram);
+      run.written_by_coz = !r.find(vocab::key::kFormat);  // ours always says its format
+      run.off_cpu = r.text(vocab::key::kOffCpu);
       run_open_ = true;
       st->open = 0;
       st->skipping = false;
       break;
+    }
     case RecordKind::kExperiment: {
       st->open = 0;
       st->skipping = true;  // its point records go with it unless it is valid
@@ -284,13 +288,21 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       break;
     }
     case RecordKind::kSamples: {
-      double count;
+      double count, blocked;
       if (!bounded(r, vocab::key::kCount, kMaxRecordCount, 0, &count)) {
         complain("samples count is not a number from 0 to 1e15; skipped");
         break;
       }
+      if (!bounded(r, vocab::key::kBlocked, kMaxRecordCount, 0, &blocked)) {
+        complain("samples blocked is not a number from 0 to 1e15; skipped");
+        break;
+      }
       Run& run = current_run(file);
-      run.samples[r.text(vocab::key::kLocation)] += count;
+      const std::string location = r.text(vocab::key::kLocation);
+      run.samples[location] += count;
+      if (blocked > 0) {  // older profiles have no `blocked`: none
+        run.blocked[location] += blocked;
+      }
       sample_records_++;
       st->open = 0;
       break;

@@ -59,10 +59,16 @@ struct Run {
   std::string program;       // argv[0], from the startup record (empty for Coz's profiles)
   bool has_runtime = false;  // the run ended normally and wrote its totals
   double runtime_ns = 0;
-  std::map<std::string, double> samples;  // per line
+  std::map<std::string, double> samples;  // per line: samples taken while it ran on the CPU
+  // Per line: blocked samples, one per sampling period a thread waited (off the CPU) in a blocking
+  // call made on it. Lines with none are absent; a line may have these and no running samples.
+  std::map<std::string, double> blocked;
   size_t experiments = 0;
   double next_start_ns = 0;     // where the next experiment without `start` is taken to begin
   bool written_by_coz = false;  // Coz's own profile (its startup record has no format)
+  // How the runtime measured blocked time, as its startup record says: "calls" (timed blocking
+  // calls), "off" (not measured), another word kept as written, or empty when it does not say.
+  std::string off_cpu;
 };
 
 struct InputFile {

@@ -28,6 +28,21 @@ void estimate(JsonWriter* w, std::string_view key, const Estimate& e) {
   w->end_object();
 }
 
+// The distinct non-empty values of a text field of the runs, in the order they first appear.
+void distinct_texts(JsonWriter* w, std::string_view key, const std::vector<analysis::Run>& runs,
+                    std::string analysis::Run::*field) {
+  w->begin_array(key);
+  std::vector<std::string> seen;
+  for (const analysis::Run& run : runs) {
+    const std::string& text = run.*field;
+    if (!text.empty() && std::find(seen.begin(), seen.end(), text) == seen.end()) {
+      seen.push_back(text);
+      w->value("", text);
+    }
+  }
+  w->end_array();
+}
+
 }  // namespace
 
 std::vector<size_t> ranks_in_groups(const analysis::Report& report) {
@@ -80,18 +95,10 @@ std::string render_json(const RenderContext& ctx) {
       .value("runs", r.runs)
       .value("experiments", r.experiments)
       .value("runtime_ns", r.runtime_ns)
-      .value("lines_tested", r.lines_tested)
-      .begin_array("programs");
-  std::vector<std::string> programs;
-  for (const analysis::Run& run : ctx.data.runs()) {
-    if (!run.program.empty() &&
-        std::find(programs.begin(), programs.end(), run.program) == programs.end()) {
-      programs.push_back(run.program);
-      w.value("", run.program);
-    }
-  }
-  w.end_array()
-      .value("series", r.series.size())
+      .value("lines_tested", r.lines_tested);
+  distinct_texts(&w, "programs", ctx.data.runs(), &analysis::Run::program);
+  distinct_texts(&w, "off_cpu", ctx.data.runs(), &analysis::Run::off_cpu);
+  w.value("series", r.series.size())
       .value("dropped_no_baseline", r.dropped_no_baseline)
       .value("dropped_few_speedups", r.dropped_few_speedups)
       .end_object();
@@ -158,6 +165,10 @@ std::string render_json(const RenderContext& ctx) {
       w.value("caveat",
               s.caveat == analysis::Series::Caveat::kBelowFloor ? "below-floor" : "unconfirmed");
     }
+    w.value("samples", s.samples.running)
+        .value("blocked_samples", s.samples.blocked)
+        .value("blocked_share", s.samples.blocked_share)
+        .value("off_cpu", s.samples.off_cpu);
     w.begin_array("curve");
     for (const analysis::CurvePoint& p : s.curve) {
       w.begin_object()
@@ -238,7 +249,7 @@ std::string render_csv(const RenderContext& ctx) {
       "significant,"
       "contention,phase_factor,line_speedup,program_speedup,low,high,uncorrected,experiments,"
       "visits,"
-      "duration_ns,value_ns,display\n";
+      "duration_ns,value_ns,display,blocked_samples,blocked_share,off_cpu\n";
   auto quoted = [](const std::string& name) {
     std::string q = "\"";
     for (char c : terminal_safe(name)) {  // names come from the profile
@@ -266,7 +277,8 @@ std::string render_csv(const RenderContext& ctx) {
   std::unordered_map<std::string, std::string> names = display_lines(r);
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
-    std::string tail = "," + quoted(names.at(s.line.name)) + "\n";
+    std::string tail = "," + quoted(names.at(s.line.name)) + "," + count(s.samples.blocked) + "," +
+                       num(s.samples.blocked_share) + "," + (s.samples.off_cpu ? "1" : "0") + "\n";
     std::string head = quoted(s.point) + "," + kind_name(s.kind) + "," + s.level.label() + "," +
                        std::to_string(ranks[i]) + "," + quoted(s.line.name) + "," +
                        num(s.impact.value) + "," + opt(s.impact.has_interval, s.impact.low) + "," +

@@ -75,6 +75,16 @@ std::string fit_name(const std::string& name, size_t width) {
   return "..." + name.substr(name.size() - (width - 3));
 }
 
+// "off-cpu 83%" for a line that mostly waits (83% of its samples blocked), else empty.
+std::string off_cpu_tag(const analysis::LineSamples& samples) {
+  if (!samples.off_cpu) {
+    return "";
+  }
+  char buf[48];
+  snprintf(buf, sizeof buf, "off-cpu %.0f%%", samples.blocked_share * 100);
+  return buf;
+}
+
 // One (progress point, load level) group's lines. The @N% columns come from the curve fitted
 // through the line's points (causal_profile.h `predicted`). When the table is wider than
 // ctx.width, it gives up the @10%, @25% and @100% columns in that order, then shortens the line
@@ -125,6 +135,9 @@ void series_table(std::string* out, const RenderContext& ctx,
       snprintf(buf, sizeof buf, "phase x%.2f", s.phase_factor);
       flag(buf);
     }
+    if (s.samples.off_cpu) {
+      flag(off_cpu_tag(s.samples));
+    }
     line_w = std::max(line_w, row.line.size());
     impact_w = std::max(impact_w, row.impact.size());
     flags_w = std::max(flags_w, row.flags.size());
@@ -144,7 +157,7 @@ void series_table(std::string* out, const RenderContext& ctx,
     }
   }
   if (ctx.width > 0 && total() > ctx.width) {
-    line_w = std::max<size_t>(16, line_w - std::min(line_w, total() - ctx.width));
+    line_w = std::max(std::min<size_t>(16, line_w), line_w - std::min(line_w, total() - ctx.width));
   }
   const char* labels[4] = {"@10%", "@25%", "@50%", "@100%"};
   std::string header = "  " + std::string(3 - 1, ' ') + "#  ";
@@ -198,7 +211,7 @@ void overview_table(std::string* out, const RenderContext& ctx,
     group_of[i] = headers.size() - 1;
   }
   struct Line {
-    std::string name;
+    std::string name, tag;
     size_t best_rank = SIZE_MAX;
     double best_impact = -INFINITY;
     std::vector<const analysis::Series*> cells;
@@ -208,6 +221,7 @@ void overview_table(std::string* out, const RenderContext& ctx,
     const analysis::Series& s = r.series[i];
     Line& l = by_line[s.line.name];
     l.name = names.at(s.line.name);
+    l.tag = off_cpu_tag(s.samples);
     l.cells.resize(headers.size(), nullptr);
     l.cells[group_of[i]] = &s;
     l.best_rank = std::min(l.best_rank, ranks[i]);
@@ -231,10 +245,12 @@ void overview_table(std::string* out, const RenderContext& ctx,
   size_t line_w = 4;
   std::vector<size_t> widths(headers.size());
   auto measure = [&] {
-    size_t total = 2 + 3 + 2;
+    size_t total = 2 + 3 + 2, tag_w = 0;
     for (const Line* l : rows) {
       line_w = std::max(line_w, l->name.size());
+      tag_w = std::max(tag_w, l->tag.size());
     }
+    total += tag_w ? 2 + tag_w : 0;
     for (size_t g = 0; g < headers.size(); g++) {
       widths[g] = headers[g].size();
       for (const Line* l : rows) {
@@ -249,7 +265,7 @@ void overview_table(std::string* out, const RenderContext& ctx,
   }
   size_t total = measure();
   if (ctx.width > 0 && total > ctx.width) {
-    line_w = std::max<size_t>(16, line_w - std::min(line_w, total - ctx.width));
+    line_w = std::max(std::min<size_t>(16, line_w), line_w - std::min(line_w, total - ctx.width));
   }
   int conf = static_cast<int>(std::lround(r.options.confidence * 100));
   std::set<std::string> points;
@@ -279,6 +295,9 @@ void overview_table(std::string* out, const RenderContext& ctx,
     for (size_t g = 0; g < headers.size(); g++) {
       appendf(&line, "  %-*s", static_cast<int>(widths[g]),
               cell(rows[i]->cells[g], intervals).c_str());
+    }
+    if (!rows[i]->tag.empty()) {
+      line += "  " + rows[i]->tag;
     }
     while (!line.empty() && line.back() == ' ') {
       line.pop_back();
@@ -405,6 +424,14 @@ std::string render_text(const RenderContext& ctx) {
                 ? "each experiment is compared with the 0% experiments nearest it in the run"
                 : "experiments are compared with every 0% experiment (--unmatched)");
     out += "\n" + wrap(legend, prose);
+  }
+  if (std::any_of(r.series.begin(), r.series.end(),
+                  [](const analysis::Series& s) { return s.samples.off_cpu; })) {
+    out += wrap(
+        "off-cpu N%: N% of the line's samples were blocked; the line mostly waits in blocking "
+        "calls (I/O, sleep, child processes): less waiting (batching, caching, asynchronous I/O) "
+        "helps, not faster code",
+        prose);
   }
   return out;
 }

@@ -174,6 +174,28 @@ test('files with the same base name get distinct titles, the full path in toolti
   await page.close();
 });
 
+test('a line that mostly waits gets an off-cpu badge with its blocked share and the remedy', async () => {
+  const badges = (page) => page.locator('.chart-card').evaluateAll((cards) => cards.map((c) => {
+    const b = c.querySelector('h3 .badge.off-cpu');
+    return [c.dataset.line, b ? b.textContent : null, b ? b.title : null];
+  }).sort());
+  const expected = (tips) => [['/src/cpu.c:3', null, null], ['/src/sleep.c:7', 'off-cpu', tips[0]],
+                              ['/src/wait.c:12', 'off-cpu', tips[1]]];
+  const tip = (share) => share + ' of its samples blocked: the line mostly waits in blocking calls (I/O, sleep, ' +
+    'child processes); less waiting (batching, caching, asynchronous I/O) helps, not faster code';
+  const { page, problems } = await open(plot('off_cpu.coz', '--no-source'));
+  assert.deepEqual(await badges(page), expected([tip('100%'), tip('90%')]));
+  assert.equal(await page.locator('.chart-card[data-line="/src/sleep.c:7"] .badge.off-cpu').isVisible(), true);
+  await page.screenshot({ path: path.join(artifacts, 'viewer-off-cpu.png'), fullPage: true });
+  // The page's own reader finds the same: a profile without blocked samples shows no badge.
+  await setAndWait(page, () => page.setInputFiles('#open-file', path.join(golden, 'throughput.coz')));
+  assert.equal(await page.locator('.badge.off-cpu').count(), 0);
+  await setAndWait(page, () => page.setInputFiles('#open-file', path.join(golden, 'off_cpu.coz')));
+  assert.deepEqual(await badges(page), expected([tip('100%'), tip('90%')]));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('markup in profile strings renders as text and runs no script', async () => {
   const { page, problems } = await open(plot('hostile.coz'));
   assert.equal(await page.evaluate(() => window.__xss), undefined);

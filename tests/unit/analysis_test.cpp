@@ -1,12 +1,15 @@
-// Analysis beyond the golden files: each reason an empty report gives, and property tests that
+// Analysis beyond the golden files: each reason an empty report gives, records read or refused,
+// running and blocked samples per line, and property tests that
 // profiles generated from a known speedup curve plus noise are recovered within their stated
 // intervals at about the stated rate, with false discoveries controlled.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "analysis/causal_profile.h"
+#include "analysis/line_samples.h"
 #include "analysis/profile_data.h"
 #include "analysis/statistics.h"
 #include "unit/profile_text.h"
@@ -85,6 +88,83 @@ TEST(ProfileData, NonFiniteAndNegativeNumbersAreRejectedWithTheirLine) {
   EXPECT_EQ(lines, (std::vector<size_t>{4, 6, 7, 8, 11}));
   ASSERT_EQ(d.experiments().size(), 2u);
   EXPECT_EQ(d.experiments()[1].points.size(), 1u);  // "other" was dropped, "done" kept
+}
+
+// Blocked samples (off the CPU) beside running ones: summed per line over runs, a line with blocked
+// samples alone included; older profiles without the key have none; a bad value is reported.
+TEST(ProfileData, BlockedSamplesAreReadBesideRunningOnes) {
+  ProfileData d = from_text(
+      "startup\ttime=1\tformat=1\toff-cpu=calls\n"
+      "samples\tlocation=/a.c:1\tcount=3\tblocked=40\n"
+      "samples\tlocation=/b.c:2\tcount=0\tblocked=7\n"
+      "samples\tlocation=/c.c:3\tcount=5\n"              // 4: an older record, no `blocked`
+      "samples\tlocation=/c.c:3\tcount=1\tblocked=-2\n"  // 5: skipped, its count too
+      "samples\tlocation=/c.c:3\tcount=1\tblocked=2e15\n"
+      "samples\tlocation=/c.c:3\tcount=1\tblocked=many\n"
+      "startup\ttime=2\tformat=1\toff-cpu=sometimes\n"
+      "samples\tlocation=/a.c:1\tcount=1\tblocked=2\n");
+  std::vector<size_t> lines;
+  for (const ParseError& e : d.inputs()[0].errors) {
+    lines.push_back(e.line);
+    EXPECT_NE(e.message.find("samples blocked"), std::string::npos) << e.message;
+  }
+  EXPECT_EQ(lines, (std::vector<size_t>{5, 6, 7}));
+  ASSERT_EQ(d.runs().size(), 2u);
+  EXPECT_EQ(d.runs()[0].off_cpu, "calls");
+  EXPECT_EQ(d.runs()[1].off_cpu, "sometimes");  // unknown words are kept as written
+  EXPECT_EQ(d.runs()[0].blocked.at("/b.c:2"), 7);
+  EXPECT_EQ(d.runs()[0].samples.at("/c.c:3"), 5);
+  EXPECT_EQ(d.runs()[0].blocked.count("/c.c:3"), 0u);
+  EXPECT_EQ(d.sample_records(), 4u);
+
+  std::map<std::string, LineSamples> lines_sampled = line_samples(d);
+  ASSERT_EQ(lines_sampled.size(), 3u);
+  const LineSamples& a = lines_sampled.at("/a.c:1");
+  EXPECT_EQ(a.running, 4);
+  EXPECT_EQ(a.blocked, 42);
+  EXPECT_NEAR(a.blocked_share, 42.0 / 46, 1e-12);
+  EXPECT_TRUE(a.off_cpu);
+  EXPECT_EQ(lines_sampled.at("/b.c:2").blocked_share, 1);  // blocked alone
+  EXPECT_TRUE(lines_sampled.at("/b.c:2").off_cpu);
+  EXPECT_EQ(lines_sampled.at("/c.c:3").blocked_share, 0);
+  EXPECT_FALSE(lines_sampled.at("/c.c:3").off_cpu);
+}
+
+TEST(LineSamples, AtLeastHalfBlockedIsOffCpu) {
+  EXPECT_EQ(line_samples(0, 0).blocked_share, 0);  // nothing sampled: no share, no mark
+  EXPECT_FALSE(line_samples(0, 0).off_cpu);
+  EXPECT_TRUE(line_samples(5, 5).off_cpu);  // the threshold itself
+  EXPECT_FALSE(line_samples(6, 4).off_cpu);
+  EXPECT_NEAR(line_samples(1, 3).blocked_share, 0.75, 1e-12);
+}
+
+// The series of a line with blocked samples alone carries them; an older profile's lines have
+// none, and their curves do not change with the new key.
+TEST(LineSamples, SeriesCarryTheirLinesSamples) {
+  std::string text = "startup\ttime=1\n";
+  for (double x : {0.0, 0.1, 0.2, 0.3, 0.4}) {
+    text += experiment(x, static_cast<int>(std::lround(10 / (1 - 0.5 * x)))) +
+            experiment(x, static_cast<int>(std::lround(10 / (1 - 0.5 * x))), "/w.c:9");
+  }
+  AnalysisOptions o;
+  o.bootstrap = 0;
+  Report old = analyse(from_text(text + "samples\tlocation=/a.c:1\tcount=30\n"), o);
+  Report now = analyse(from_text(text + "samples\tlocation=/a.c:1\tcount=30\n" +
+                                 "samples\tlocation=/w.c:9\tcount=0\tblocked=40\n"),
+                       o);
+  ASSERT_EQ(old.series.size(), 2u);
+  ASSERT_EQ(now.series.size(), 2u);
+  for (size_t i = 0; i < 2; i++) {
+    EXPECT_EQ(old.series[i].samples.blocked_share, 0);
+    EXPECT_FALSE(old.series[i].samples.off_cpu);
+    EXPECT_EQ(now.series[i].curve[2].program_speedup.value,
+              old.series[i].curve[2].program_speedup.value);
+  }
+  const Series& w = now.series[0].line.name == "/w.c:9" ? now.series[0] : now.series[1];
+  EXPECT_EQ(w.samples.running, 0);
+  EXPECT_EQ(w.samples.blocked, 40);
+  EXPECT_EQ(w.samples.blocked_share, 1);
+  EXPECT_TRUE(w.samples.off_cpu);
 }
 
 TEST(Ranking, EveryOrder) {

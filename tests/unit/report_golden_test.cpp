@@ -255,11 +255,60 @@ TEST_F(Golden, SameBaseNamesGetDistinctDisplayNames) {
   EXPECT_EQ(text.find("/home/u"), std::string::npos) << text;
   std::string csv = output::render_csv(ctx);
   std::string header = csv.substr(0, csv.find('\n'));
-  // The last column, so readers that count columns keep theirs.
-  EXPECT_EQ(header.substr(header.rfind(',')), ",display") << header;
+  // After the columns it came after, so readers that count columns keep theirs.
+  EXPECT_NE(header.find(",value_ns,display,"), std::string::npos) << header;
   EXPECT_NE(csv.find(",\"/home/u/proj/src/net/mod.rs:42\","), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",\"net/mod.rs:42\"\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"net/mod.rs:42\",0,0,0\n"), std::string::npos) << csv;
   expect_golden(r, "mod_rs");
+}
+
+// Blocked samples (off the CPU) per line: wait.c:12 ran 10% of its samples, sleep.c:7 none
+// (blocked alone), cpu.c:3 has no `blocked` key, as in older profiles. Lines that mostly wait are
+// flagged off-cpu in the text, the JSON and the CSV (its new columns last); older profiles get
+// none.
+TEST_F(Golden, OffCpuLinesAreFlagged) {
+  Report r = analyse_files({"off_cpu.coz"});
+  ASSERT_EQ(r.series.size(), 3u);
+  const Series* wait = find(r, "/src/wait.c:12", "done");
+  const Series* sleep = find(r, "/src/sleep.c:7", "done");
+  const Series* cpu = find(r, "/src/cpu.c:3", "done");
+  ASSERT_TRUE(wait && sleep && cpu);
+  EXPECT_NEAR(wait->samples.blocked_share, 0.9, 1e-12);
+  EXPECT_TRUE(wait->samples.off_cpu);
+  EXPECT_EQ(sleep->samples.running, 0);
+  EXPECT_EQ(sleep->samples.blocked, 27800);
+  EXPECT_EQ(sleep->samples.blocked_share, 1);
+  EXPECT_TRUE(sleep->samples.off_cpu);
+  // The runtime counts a wait on the selected line among its selected samples: phase correction
+  // counts the line's blocked samples too, so a line that waits all run long is active all along
+  // (by its running samples alone, wait.c:12 would look active 10% of the run and be scaled by
+  // 0.1, and sleep.c:7 could not be corrected at all).
+  for (const Series* s : {wait, sleep, cpu}) {
+    EXPECT_TRUE(s->phase_corrected) << s->line.name;
+    EXPECT_NEAR(s->phase_factor, 1, 1e-9) << s->line.name;
+  }
+  EXPECT_EQ(cpu->samples.blocked_share, 0);
+  EXPECT_FALSE(cpu->samples.off_cpu);
+  output::RenderContext ctx{r, data_, "impact"};
+  std::string text = output::render_text(ctx);
+  EXPECT_NE(text.find("significant off-cpu 90%\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  off-cpu 100%\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("off-cpu N%: N% of the line's samples were blocked"), std::string::npos);
+  std::string csv = output::render_csv(ctx);
+  std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_EQ(header.substr(header.find(",display,")),
+            ",display,blocked_samples,blocked_share,off_cpu");
+  EXPECT_NE(csv.find(",\"sleep.c:7\",27800,1,1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"wait.c:12\",25020,0.9,1\n"), std::string::npos) << csv;
+  expect_golden(r, "off_cpu");
+
+  Report old = analyse_files({"throughput.coz"});
+  EXPECT_EQ(output::render_text(output::RenderContext{old, data_, "impact"}).find("off-cpu"),
+            std::string::npos);
+  for (const Series& s : old.series) {
+    EXPECT_EQ(s.samples.blocked, 0);
+    EXPECT_FALSE(s.samples.off_cpu);
+  }
 }
 
 // The text table fits the width it is given (a terminal's, 80 columns or more): it gives up @N%
