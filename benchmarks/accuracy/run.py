@@ -41,6 +41,12 @@ CASES = [  # name, source, extra compile flags, marker of the line to speed up
     ("spin-then-block barrier, parallel loop", "barrier.c", [], "MARKED"),
     ("spin-then-block barrier, wait marked", "barrier.c", ["-DMARK_WAIT"], "MARKED"),
     ("contention: faster lookups collide more", "lock_pair.c", ["-DCONTENTION"], "MARKED:private"),
+    # Off-CPU: waits that can really be shortened (issue 27). The marked line makes the blocking
+    # call; ACC_SPEEDUP shortens the wait itself (an external process's delay, a sleep's length).
+    ("off-cpu: worker reads answers from a slower process", "offcpu_pipe.c", [], "MARKED"),
+    ("off-cpu: fsync-like wait emulated by a sleep", "offcpu_sleep.c", [], "MARKED"),
+    ("off-cpu: pipeline whose middle stage waits on a socket", "offcpu_socket.c", [], "MARKED"),
+    ("off-cpu: a side thread's wait, off the critical path", "offcpu_side.c", [], "MARKED"),
 ]
 
 def build(work, source, flags, debug, suffix):
@@ -254,7 +260,8 @@ def print_load_rows(rows):
 def print_speedup_rows(rows, have_debian, befores):
     print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent; the "
           f"error's approximate 95% interval by bootstrap (RUNS>={MIN_INTERVAL_RUNS})")
-    header = f"{'case':40} {'line':>5} {'actual':>7} {ERROR_HEADER}"
+    width = max([40] + [len(row[0]) for row in rows])
+    header = f"{'case':{width}} {'line':>5} {'actual':>7} {ERROR_HEADER}"
     for i in range(len(befores)):
         header += f" {'before' + (str(i + 1) if len(befores) > 1 else ''):>7} {'error':>6} {'95% interval':>15}"
     if have_debian:
@@ -263,7 +270,7 @@ def print_speedup_rows(rows, have_debian, befores):
     ours_summary, coz_summary = new_summary(), new_summary()
     before_summaries = [new_summary() for _ in befores]
     for name, s, actual, ours_effect, before_effects, coz_effect in rows:
-        line = f"{name:40} {int(s * 100):4}% {cell(actual.value())} {error_cells(actual, ours_effect, ours_summary)}"
+        line = f"{name:{width}} {int(s * 100):4}% {cell(actual.value())} {error_cells(actual, ours_effect, ours_summary)}"
         for before_effect, summary in zip(before_effects, before_summaries):
             line += " " + error_cells(actual, before_effect, summary)
         if have_debian:

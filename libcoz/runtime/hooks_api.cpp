@@ -84,7 +84,8 @@ void catch_up_fully() {
 
 void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack) {
   Runtime* rt = acting();
-  if (rt && wait.thread == t_thread_state) {
+  // Not in a vfork child: it runs on the parent's thread state, which the parent resumes.
+  if (rt && wait.thread == t_thread_state && rt->owns_this_process()) {
     Inside inside;
     rt->blocked().after_wait(*wait.thread, wait, reinterpret_cast<uintptr_t>(caller),
                              reinterpret_cast<uintptr_t>(stack));

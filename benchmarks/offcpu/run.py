@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Off-CPU overhead: what the blocking-call hooks add to calls that never block, and that a
+lock-heavy program's cost is unchanged.
+
+Programs, wall time of the program's own work (it prints elapsed_ns):
+  io_loop    (io_loop.c) 1,000,000 rounds of a one-byte write() to a non-blocking pipe and its
+             read() back: 2 million interposed calls that return at once, a progress point every
+             1,000 rounds;
+  lock_loop  (benchmarks/hotpath/programs/lock_loop.c) two threads, 40 million lock/unlock pairs.
+Configurations: native; this project at 0% (`coz run --quiet --fixed-speedup 0`); the same with
+off-CPU profiling turned off (OFF_OPTION, default --no-off-cpu; left out when `coz run --help`
+does not mention it); BEFORE=path/to/coz, another build of this project at 0%; Debian's Coz 0.2.2
+at 0% (DWARF 3 builds; left out when not installed or SKIP_DEBIAN=1).
+
+Every repetition runs every configuration once, interleaved; the table shows medians over RUNS
+(default 5) and ratios (medians of per-repetition ratios to native), and for io_loop the time
+added per call over native. Environment: RUNS, COZ (default build/bin/coz), BEFORE, OFF_OPTION,
+SKIP_DEBIAN=1, PROGRAMS=io_loop,lock_loop.
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+RUNS = int(os.environ.get("RUNS", "5"))
+COZ = os.environ.get("COZ", os.path.join(ROOT, "build", "bin", "coz"))
+BEFORE = os.environ.get("BEFORE")
+OFF_OPTION = os.environ.get("OFF_OPTION", "--no-off-cpu")
+DEBIAN = "/usr/bin/coz" if (os.path.exists("/usr/lib/coz-profiler/libcoz.so") and
+                            not os.environ.get("SKIP_DEBIAN")) else None
+PROGRAMS = os.environ.get("PROGRAMS", "io_loop,lock_loop").split(",")
+SOURCES = {"io_loop": os.path.join(HERE, "io_loop.c"),
+           "lock_loop": os.path.join(ROOT, "benchmarks", "hotpath", "programs", "lock_loop.c")}
+IO_CALLS = 2_000_000  # io_loop's write() and read() calls
+
+
+def log(msg):
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+def build(work, source, suffix, debug):
+    out = os.path.join(work, os.path.basename(source)[:-2] + suffix)
+    subprocess.run(["gcc", "-O2", *debug, "-I", os.path.join(ROOT, "include"), source, "-o", out,
+                    "-lpthread"], check=True)
+    return out
+
+
+def has_option(coz, option):
+    """Whether `coz run --help` mentions the option (its first word)."""
+    p = subprocess.run([coz, "run", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return re.search(r"(^|[\s,])" + re.escape(option.split()[0]) + r"([\s,=]|$)", p.stdout, re.M) is not None
+
+
+def configs():
+    """(name, profiler or None, which build, extra options)."""
+    out = [("native", None, "ours", [])]
+    out.append(("ours 0%", COZ, "ours", ["--fixed-speedup", "0"]))
+    if OFF_OPTION and has_option(COZ, OFF_OPTION):
+        out.append(("ours, off-CPU off", COZ, "ours", [*OFF_OPTION.split(), "--fixed-speedup", "0"]))
+    else:
+        log(f"{COZ} run --help has no {OFF_OPTION or '(OFF_OPTION empty)'}: no off-CPU-off column")
+    if BEFORE:
+        out.append(("before 0%", BEFORE, "ours", ["--fixed-speedup", "0"]))
+    if DEBIAN:
+        out.append(("coz 0.2 0%", DEBIAN, "dwarf3", ["--fixed-speedup", "0"]))
+    return out
+
+
+def run(prefix, options, argv, cwd):
+    full = argv if prefix is None else [prefix, "run", "--quiet", *options, "-o",
+                                        os.path.join(cwd, "profile.coz"), "---", *argv]
+    if prefix == DEBIAN and prefix:
+        full = [prefix, "run", *options, "-o", os.path.join(cwd, "profile.coz"), "---", *argv]
+    p = subprocess.run(full, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        log(f"  {' '.join(full)} exited {p.returncode}: {p.stderr.strip()[-300:]}")
+        return None
+    return p.stdout
+
+
+def elapsed(out):
+    m = re.search(r"elapsed_ns (\d+)", out or "")
+    return int(m.group(1)) / 1e9 if m else None
+
+
+def with_ratio(got, base, name):
+    """A table cell: the median of `got` in seconds, and unless native, the median ratio to `base`
+    (pairs from the same repetition)."""
+    if not got:
+        return "-".rjust(22)
+    cell = f"{statistics.median(got):.3f}"
+    if base and name != "native":
+        cell += f" ({statistics.median(g / b for g, b in zip(got, base)):.2f}x)"
+    return cell.rjust(22)
+
+
+def per_call(got, base, name):
+    """io_loop: nanoseconds added per call over native, the median of per-repetition differences."""
+    if not got or not base or name == "native":
+        return "".rjust(22)
+    return f"{statistics.median((g - b) * 1e9 / IO_CALLS for g, b in zip(got, base)):+.0f} ns".rjust(22)
+
+
+def main():
+    cases = configs()
+    with tempfile.TemporaryDirectory(prefix="coz-offcpu-") as work:
+        programs = {}  # name -> (ours binary, dwarf3 binary)
+        for name in PROGRAMS:
+            if name not in SOURCES:
+                raise SystemExit(f"PROGRAMS: unknown program {name} (io_loop, lock_loop)")
+            programs[name] = (build(work, SOURCES[name], "", ["-g"]),
+                              build(work, SOURCES[name], "_d3", ["-gdwarf-3", "-gstrict-dwarf"]))
+        times = {}
+        for rep in range(RUNS):
+            log(f"repetition {rep + 1}/{RUNS}")
+            for name, (ours, d3) in programs.items():
+                for cname, prefix, which, options in cases:
+                    t = elapsed(run(prefix, options, [d3 if which == "dwarf3" else ours], work))
+                    if t is not None:
+                        times.setdefault((name, cname), []).append(t)
+    names = [c[0] for c in cases]
+    print(f"\nOff-CPU overhead: seconds of the program's own work, medians of {RUNS} (ratio to native)")
+    print("program".ljust(20) + "".join(n.rjust(22) for n in names))
+    for name in programs:
+        base = times.get((name, "native"), [])
+        print(name.ljust(20) + "".join(with_ratio(times.get((name, c), []), base, c) for c in names))
+        if name == "io_loop":
+            print("  added per call".ljust(20) +
+                  "".join(per_call(times.get((name, c), []), base, c) for c in names))
+
+
+if __name__ == "__main__":
+    main()
