@@ -11,8 +11,12 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/sem.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -124,7 +128,17 @@ namespace coz {
   X(wait, pid_t, (int*))                                                                      \
   X(waitpid, pid_t, (pid_t, int*, int))                                                       \
   X(waitid, int, (idtype_t, id_t, siginfo_t*, int))                                           \
-  X(wait4, pid_t, (pid_t, int*, int, struct rusage*))
+  X(wait4, pid_t, (pid_t, int*, int, struct rusage*))                                         \
+  X(recvmmsg, int, (int, struct mmsghdr*, unsigned int, int, struct timespec*))               \
+  X(sendmmsg, int, (int, struct mmsghdr*, unsigned int, int))                                 \
+  X(sendfile, ssize_t, (int, int, off_t*, size_t))                                            \
+  X(splice, ssize_t, (int, loff_t*, int, loff_t*, size_t, unsigned int))                      \
+  X(flock, int, (int, int))                                                                   \
+  X(lockf, int, (int, int, off_t))                                                            \
+  X(msgrcv, ssize_t, (int, void*, size_t, long, int))                                         \
+  X(msgsnd, int, (int, const void*, size_t, int))                                             \
+  X(semop, int, (int, struct sembuf*, size_t))                                                \
+  X(semtimedop, int, (int, struct sembuf*, size_t, const struct timespec*))
 
 struct RealFunctions {
 #define COZ_REAL_FIELD(name, ret, params) ret(*name) params;

@@ -1,12 +1,17 @@
 // Hooks for the blocking calls a thread makes to wait on something outside the program's threads:
-// files and pipes, sockets, poll/select/epoll, fsync, and child processes (sleeps are in
-// sleep_hooks.cpp). Each is timed for off-CPU profiling (runtime/wait_hooks.h): a call that did not
-// wait costs a few loads; one that waited becomes blocked samples of its calling line, and then
-// the thread pays what others inserted meanwhile, as after a sleep (no thread of the program woke
-// it, so no credit). Results and errno are the real call's.
+// files and pipes, sockets, poll/select/epoll, fsync, child processes, file locks and System V IPC
+// held by other processes (sleeps are in sleep_hooks.cpp). Each is timed for off-CPU profiling
+// (runtime/wait_hooks.h): a call that did not wait costs a few loads; one that waited becomes
+// blocked samples of its calling line, and then the thread pays what others inserted meanwhile, as
+// after a sleep (no thread of the program woke it, so no credit). Results and errno are the real
+// call's.
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/msg.h>
 #include <sys/select.h>
+#include <sys/sem.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -64,6 +69,20 @@ COZ_EXPORT ssize_t sendto(int fd, const void* buf, size_t n, int flags, const st
 COZ_EXPORT ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
   return timed(COZ_CALLER, [=] { return real().sendmsg(fd, msg, flags); });
 }
+COZ_EXPORT int recvmmsg(int fd, struct mmsghdr* msgs, unsigned int n, int flags,
+                        struct timespec* timeout) {
+  return timed(COZ_CALLER, [=] { return real().recvmmsg(fd, msgs, n, flags, timeout); });
+}
+COZ_EXPORT int sendmmsg(int fd, struct mmsghdr* msgs, unsigned int n, int flags) {
+  return timed(COZ_CALLER, [=] { return real().sendmmsg(fd, msgs, n, flags); });
+}
+COZ_EXPORT ssize_t sendfile(int out, int in, off_t* at, size_t n) {
+  return timed(COZ_CALLER, [=] { return real().sendfile(out, in, at, n); });
+}
+COZ_EXPORT ssize_t splice(int in, loff_t* in_at, int out, loff_t* out_at, size_t n,
+                          unsigned int flags) {
+  return timed(COZ_CALLER, [=] { return real().splice(in, in_at, out, out_at, n, flags); });
+}
 COZ_EXPORT int accept(int fd, struct sockaddr* addr, socklen_t* len) {
   return timed(COZ_CALLER, [=] { return real().accept(fd, addr, len); });
 }
@@ -114,4 +133,23 @@ COZ_EXPORT int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
 }
 COZ_EXPORT pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
   return timed(COZ_CALLER, [=] { return real().wait4(pid, status, options, usage); });
+}
+
+COZ_EXPORT int flock(int fd, int op) {
+  return timed(COZ_CALLER, [=] { return real().flock(fd, op); });
+}
+COZ_EXPORT int lockf(int fd, int op, off_t n) {
+  return timed(COZ_CALLER, [=] { return real().lockf(fd, op, n); });
+}
+COZ_EXPORT ssize_t msgrcv(int q, void* msg, size_t n, long type, int flags) {
+  return timed(COZ_CALLER, [=] { return real().msgrcv(q, msg, n, type, flags); });
+}
+COZ_EXPORT int msgsnd(int q, const void* msg, size_t n, int flags) {
+  return timed(COZ_CALLER, [=] { return real().msgsnd(q, msg, n, flags); });
+}
+COZ_EXPORT int semop(int set, struct sembuf* ops, size_t n) {
+  return timed(COZ_CALLER, [=] { return real().semop(set, ops, n); });
+}
+COZ_EXPORT int semtimedop(int set, struct sembuf* ops, size_t n, const struct timespec* timeout) {
+  return timed(COZ_CALLER, [=] { return real().semtimedop(set, ops, n, timeout); });
 }
