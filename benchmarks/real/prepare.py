@@ -7,12 +7,16 @@ whose reader knows no later version.
 Programs (none written here; the C drivers only call the libraries' public APIs):
   sqlite   SQLite 3 amalgamation from libsqlite3-sys (bundled), SQLITE_THREADSAFE=1; driver: 2
            threads, each inserting rows into its own table in its own database file.
+  sqlite-sync  the same binaries, the driver's SYNC_ROWS mode: one thread, one commit (and sync)
+           per row; its marked line is the COZ_WAIT_LINE below.
   zstd     zstd 1.5.7's lib from zstd-sys, built with ZSTD_MULTITHREAD; driver: compresses a
            generated buffer with ZSTD_c_nbWorkers=2 (zstd's own worker pool), level 3.
   ripgrep  ripgrep 14.1.1 from crates.io, searching a generated corpus with -j2; the `coz` crate
            for its progress point.
 Each patch adds a progress point and a line of known work (a spin loop whose count comes from an
 environment variable, read once) in a hot path; the line is marked with the comment COZ_SPIN_LINE.
+SQLite's also adds a line of known waiting, marked COZ_WAIT_LINE: in unixSync, after the file's
+fsync, a nanosleep of COZ_WAIT_US microseconds (read once; unset or 0: no call), a slow disk's sync.
 """
 import glob
 import os
@@ -79,12 +83,12 @@ def patch_text(path, old, new, count=1):
     with open(path, "w") as f:
         f.write(text.replace(old, new))
 
-def marked_line(path):
+def marked_line(path, marker="COZ_SPIN_LINE"):
     with open(path) as f:
         for number, line in enumerate(f, 1):
-            if "COZ_SPIN_LINE" in line:
+            if marker in line:
                 return number
-    raise SystemExit(f"no COZ_SPIN_LINE in {path}")
+    raise SystemExit(f"no {marker} in {path}")
 
 # ---------------------------------------------------------------------------------------- SQLite
 SQLITE_SPIN = """\
@@ -97,6 +101,16 @@ static unsigned long cozSpinCount(void){
 }
 """
 
+SQLITE_WAIT = """\
+/* coz-amp benchmark patch: a line of known waiting (COZ_WAIT_US microseconds) per sync, as of a
+** slow disk's fsync: the real fsync still happens, then the wait. */
+static long cozWaitUs(void){
+  static volatile long n = -1;
+  if( n<0 ){ const char *e = getenv("COZ_WAIT_US"); n = e ? strtol(e, 0, 10) : 0; }
+  return n;
+}
+"""
+
 def patch_sqlite(src):
     c = os.path.join(src, "sqlite3", "sqlite3.c")
     # The spin and the progress point go into sqlite3_step, SQLite's per-row entry point.
@@ -104,6 +118,12 @@ def patch_sqlite(src):
                SQLITE_SPIN + "SQLITE_API int sqlite3_step(sqlite3_stmt *pStmt){\n"
                "  { unsigned long n = cozSpinCount(), i; for(i=0; i<n; i++) __asm__ volatile(\"\" : \"+r\"(i)); } /* COZ_SPIN_LINE */\n"
                "  COZ_PROGRESS_NAMED(\"sqlite3_step\");\n")
+    # The wait goes into the unix VFS's xSync, after the file's fsync (full_fsync), once per sync.
+    patch_text(c, "static int unixSync(sqlite3_file *id, int flags){\n",
+               SQLITE_WAIT + "static int unixSync(sqlite3_file *id, int flags){\n")
+    patch_text(c, "  rc = full_fsync(pFile->h, isFullsync, isDataOnly);\n",
+               "  rc = full_fsync(pFile->h, isFullsync, isDataOnly);\n"
+               "  if( cozWaitUs()>0 ){ struct timespec w = { cozWaitUs()/1000000, cozWaitUs()%1000000*1000 }; nanosleep(&w, 0); } /* COZ_WAIT_LINE */\n")
     return c
 
 # --------------------------------------------------------------------------------------- ripgrep
@@ -190,16 +210,19 @@ def build_zstd(src):
     return build_c("zstd", sources, [lib, os.path.join(lib, "common")], ["-DZSTD_MULTITHREAD"],
                    os.path.join(HERE, "drivers", "zstd_driver.c"))
 
-PROGRAMS = ("sqlite", "zstd", "ripgrep")
+PROGRAMS = ("sqlite", "sqlite-sync", "zstd", "ripgrep")
 
 def prepare():
     """Returns {program: {"ours": binary, "dwarf3": binary, "line": "file:line", "src": dir}}."""
     os.makedirs(BIN, exist_ok=True)
     srcs = fetch()
     out = {}
-    for name, crate, patch, build in (("sqlite", "libsqlite3-sys", patch_sqlite, build_sqlite),
-                                      ("zstd", "zstd-sys", patch_zstd, build_zstd),
-                                      ("ripgrep", "ripgrep", patch_ripgrep, build_ripgrep)):
+    # sqlite-sync: the same binaries, another driver mode (SYNC_ROWS) and the wait line
+    for name, crate, patch, build, marker in (
+            ("sqlite", "libsqlite3-sys", patch_sqlite, build_sqlite, "COZ_SPIN_LINE"),
+            ("sqlite-sync", "libsqlite3-sys", patch_sqlite, build_sqlite, "COZ_WAIT_LINE"),
+            ("zstd", "zstd-sys", patch_zstd, build_zstd, "COZ_SPIN_LINE"),
+            ("ripgrep", "ripgrep", patch_ripgrep, build_ripgrep, "COZ_SPIN_LINE")):
         only = os.environ.get("PROGRAMS")
         if only and name not in only.split(","):
             continue
@@ -210,7 +233,7 @@ def prepare():
             log(f"{name}: build failed ({e}); skipped")
             continue
         rel = os.path.relpath(path, srcs[crate])
-        out[name] = dict(bins, line=f"{rel}:{marked_line(path)}", src=srcs[crate])
+        out[name] = dict(bins, line=f"{rel}:{marked_line(path, marker)}", src=srcs[crate])
     return out
 
 if __name__ == "__main__":

@@ -3,22 +3,31 @@
 
 prepare.py fetches SQLite (libsqlite3-sys's amalgamation), zstd (zstd-sys's lib) and ripgrep from
 crates.io, patches a progress point and a line of known work (COZ_SPIN iterations of a spin loop,
-the COZ_SPIN_LINE) into a hot path of each, and builds them.
+the COZ_SPIN_LINE) into a hot path of each, and builds them. sqlite-sync is the same SQLite build
+with a line of known waiting instead: the driver's SYNC_ROWS mode commits one row per transaction
+(one sqlite3_step, one progress visit) in WAL mode with synchronous=FULL, from one thread, so each
+commit syncs the WAL through unixSync, where the COZ_WAIT_LINE, after the real fsync, sleeps
+COZ_WAIT_US microseconds (WAIT_US, default 1500: a slow disk's sync; most of the run waits there).
 
 (a) attribution: `coz run` with default options on the workload with COZ_SPIN=0, then
-    `coz report --json`: are the top-ranked lines, and the most-sampled lines, in the program's
-    own source or the driver that calls it (the user's code), not /usr/include, /rustc, other
-    crates or libc?
-(b) accuracy: the real effect of removing 50% and 100% of the line (COZ_SPIN halved, zeroed:
-    1 - T(S')/T(S), T the process's wall time for a fixed number of progress visits) against
-    `coz run --end-to-end --fixed-line L --fixed-speedup 50|100` predictions on the program at
-    full COZ_SPIN (1 - P(s)/P(0), P the time per visit in the experiment record), ours and Debian's
-    Coz 0.2 (DWARF 3 builds) in the same interleaved repetitions. Errors (predicted - real, in
-    points) with approximate 95% bootstrap intervals from benchmarks/accuracy/run.py (RUNS>=5).
-RUNS=N (default 5), PROGRAMS=sqlite,zstd,ripgrep, COZ=path/to/coz, SKIP_ATTR=1, SKIP_ACC=1;
+    `coz report --json`: are the top-ranked lines, and the most-sampled lines (running and blocked
+    samples), in the program's own source or the driver that calls it (the user's code), not
+    /usr/include, /rustc, other crates or libc? sqlite-sync runs with the wait, and also needs the
+    wait line among the top-ranked lines with the report's off_cpu flag.
+(b) accuracy: the real effect of removing 50% and 100% of the line (COZ_SPIN or COZ_WAIT_US
+    halved, zeroed: 1 - T(S')/T(S), T the process's wall time for a fixed number of progress
+    visits) against `coz run --end-to-end --fixed-line L --fixed-speedup 50|100` predictions on
+    the program at full COZ_SPIN or COZ_WAIT_US (1 - P(s)/P(0), P the time per visit in the
+    experiment record), ours and Debian's Coz 0.2 (DWARF 3 builds) in the same interleaved
+    repetitions; Coz 0.2 sees no waits, so it predicts about 0 for the wait line. Errors
+    (predicted - real, in points) with approximate 95% bootstrap intervals from
+    benchmarks/accuracy/run.py (RUNS>=5).
+RUNS=N (default 5), PROGRAMS=sqlite,sqlite-sync,zstd,ripgrep, COZ=path/to/coz, WAIT_US=N,
+SYNC_DIR=dir (sqlite-sync's database; default /dev/shm), SKIP_ATTR=1, SKIP_ACC=1;
 BEFORE=path/to/another/build/bin/coz puts that build in the peer column instead of Debian's Coz
 (for a change to the runtime: both measured in one run, interleaved).
 """
+import atexit
 import glob
 import json
 import os
@@ -74,18 +83,29 @@ def make_corpus(path, files=2400, size=24 << 10):
             f.write("\n".join(out) + "\n")
     return path
 
+WAIT_US = int(os.environ.get("WAIT_US", "1500"))  # sqlite-sync's injected wait per sync
+
 def workloads(work):
-    """program -> (argv after the binary, env, full spin count, env for the longer attribution run,
-    extra `coz run` options for it)."""
+    """program -> (argv after the binary, env, full length of the marked line, env for the longer
+    attribution run, extra `coz run` options for it, the variable that sets the line's length:
+    COZ_SPIN iterations of the spin, or COZ_WAIT_US microseconds of the wait)."""
     tmp = os.path.join(work, "tmp")
     os.makedirs(tmp, exist_ok=True)
+    # sqlite-sync's database: on tmpfs by default, where fsync returns at once whatever other
+    # sessions write (on this VM's ext4 an fsync takes 0.2 ms idle, several ms during a build)
+    shm = os.environ.get("SYNC_DIR") or ("/dev/shm" if os.path.isdir("/dev/shm") else tmp)
+    sync_dir = tempfile.mkdtemp(prefix="coz-real-sync-", dir=shm)
+    atexit.register(shutil.rmtree, sync_dir, True)
     corpus = make_corpus(os.path.join(work, "corpus"))
     return {
-        "sqlite": ([tmp], {"ROWS": "150000"}, 2500, {"ROWS": "400000"}, ["--runs", "3"]),
-        "zstd": ([], {"ROUNDS": "4"}, 700000, {"ROUNDS": "12"}, ["--runs", "3"]),
+        "sqlite": ([tmp], {"ROWS": "150000"}, 2500, {"ROWS": "400000"}, ["--runs", "3"], "COZ_SPIN"),
+        # one commit (one fsync of the WAL, then the wait) per row: ~1.7 ms a row
+        "sqlite-sync": ([sync_dir], {"SYNC_ROWS": "1500"}, WAIT_US, {"COZ_WAIT_US": str(WAIT_US)}, ["--runs", "3"],
+                        "COZ_WAIT_US"),
+        "zstd": ([], {"ROUNDS": "4"}, 700000, {"ROUNDS": "12"}, ["--runs", "3"], "COZ_SPIN"),
         # the corpus three times over: each file searched three times, a run of a few seconds
         "ripgrep": (["-j2", "-c", "--no-config", r"(?i)(point|queue)\s+\w+ing|id=\d{5}", corpus, corpus, corpus],
-                    {}, int(os.environ.get("RG_SPIN", "300000")), {}, ["--runs", "6"]),
+                    {}, int(os.environ.get("RG_SPIN", "300000")), {}, ["--runs", "6"], "COZ_SPIN"),
     }
 
 def resolve_relative(path, src):
@@ -133,7 +153,7 @@ def short(path, src):
     return os.path.relpath(path, os.path.dirname(src)) if path.startswith(src) else path
 
 def attribution(name, info, wl, scratch):
-    args, env0, _, attr_env, attr_opts = wl
+    args, env0, _, attr_env, attr_opts, knob = wl
     profile = os.path.join(scratch, f"attr_{name}.coz")
     if os.path.exists(profile):
         os.remove(profile)
@@ -145,9 +165,11 @@ def attribution(name, info, wl, scratch):
         for line in f:
             if line.startswith("samples\t"):
                 fields = dict(kv.split("=", 1) for kv in line.rstrip("\n").split("\t")[1:] if "=" in kv)
-                samples[fields["location"]] = samples.get(fields["location"], 0) + int(fields["count"])
-    total = sum(samples.values()) or 1
-    top_sampled = sorted(samples.items(), key=lambda kv: -kv[1])[:3]
+                loc = fields["location"]  # running and blocked (off-CPU) samples
+                run_, blocked = samples.get(loc, (0, 0))
+                samples[loc] = (run_ + int(fields["count"]), blocked + int(fields.get("blocked", 0)))
+    total = sum(map(sum, samples.values())) or 1
+    top_sampled = sorted(samples.items(), key=lambda kv: -sum(kv[1]))[:3]
     ranked = []
     for min_points in ("5", "3", "2"):  # fewer distinct speedups when a run gives few experiments
         out = subprocess.run([COZ, "report", "--json", "--min-points", min_points, "--bootstrap", "0", profile],
@@ -161,11 +183,16 @@ def attribution(name, info, wl, scratch):
             break
     rows = []
     for s in ranked:
+        off = f", off-cpu ({100 * s['blocked_share']:.0f}% blocked)" if s.get("off_cpu") else ""
         rows.append(("ranked", s["line"], classify(s["line"].rsplit(":", 1)[0], name, info["src"]),
-                     f"impact {s['impact']['value'] if isinstance(s['impact'], dict) else s['impact']:.3g}"))
-    for loc, count in top_sampled:
-        rows.append(("sampled", loc, classify(loc.rsplit(":", 1)[0], name, info["src"]), f"{100 * count / total:.1f}% of samples"))
+                     f"impact {s['impact']['value'] if isinstance(s['impact'], dict) else s['impact']:.3g}{off}"))
+    for loc, (run_, blocked) in top_sampled:
+        off = f" ({100 * blocked / (run_ + blocked):.0f}% blocked)" if blocked else ""
+        rows.append(("sampled", loc, classify(loc.rsplit(":", 1)[0], name, info["src"]),
+                     f"{100 * (run_ + blocked) / total:.1f}% of samples{off}"))
     ok = bool(rows) and all(kind in ("own", "driver") for _, _, kind, _ in rows)
+    if knob == "COZ_WAIT_US":  # and the wait line is among the ranked, marked off-CPU
+        ok = ok and any(s["line"].endswith(info["line"]) and s.get("off_cpu") for s in ranked)
     return ok, rows, (min_points if ranked else None)
 
 def wall(binary, args, env, cwd):
@@ -191,15 +218,15 @@ def predicted_period(tool, binary, args, env, line, speedup, scratch):
     return acc.profile_period(profile)
 
 def accuracy(name, info, wl, scratch):
-    args, env0, spin, _, _ = wl
+    args, env0, spin, _, _, knob = wl
     real = {s: [] for s in LEVELS}
     ours = {s: [] for s in LEVELS}
     theirs = {s: [] for s in LEVELS}
     for r in range(RUNS):  # each configuration's levels back to back
         for s in LEVELS:
-            env = dict(os.environ, **env0, COZ_SPIN=str(int(round(spin * (1 - s)))))
+            env = dict(os.environ, **env0, **{knob: str(int(round(spin * (1 - s))))})
             real[s].append(wall(info["ours"], args, env, scratch))
-        env = dict(os.environ, **env0, COZ_SPIN=str(spin))
+        env = dict(os.environ, **env0, **{knob: str(spin)})
         for s in LEVELS:
             ours[s].append(predicted_period(COZ, info["ours"], args, env, info["line"], s, scratch))
         if PEER:
@@ -244,7 +271,8 @@ def main():
             accs[name] = accuracy(name, info, wls[name], scratch)
     shutil.rmtree(scratch, ignore_errors=True)
 
-    print(f"\nAttribution: `coz run` with default options, COZ_SPIN=0; top 3 ranked lines and top 3 most-sampled lines")
+    print(f"\nAttribution: `coz run` with default options, COZ_SPIN=0 (sqlite-sync: COZ_WAIT_US={WAIT_US}, and the "
+          f"wait line must rank, off-CPU); top 3 ranked lines and top 3 most-sampled lines (running and blocked)")
     for name, (ok, rows, mp) in attr.items():
         note = "" if mp in (None, "5") else f" (ranked with --min-points {mp}: few experiments)"
         if mp is None:
@@ -253,10 +281,10 @@ def main():
         for kind, loc, whose, what in rows:
             print(f"  {kind:8} {short(loc, programs[name]['src']):60} {whose:18} {what}")
     if accs:
-        print(f"\nAccuracy: the COZ_SPIN_LINE really made 50%/100% faster against --end-to-end --fixed-line "
+        print(f"\nAccuracy: the COZ_SPIN_LINE (sqlite-sync: COZ_WAIT_LINE) really made 50%/100% faster against --end-to-end --fixed-line "
               f"--fixed-speedup predictions; medians over {RUNS} repetitions; error = predicted - real, points; "
               f"95% bootstrap interval with RUNS>={acc.MIN_INTERVAL_RUNS}")
-    header = f"{'program':8} {'line':44} {'attr':>4} {'speedup':>7} {'real':>6} {'ours':>6} {'error':>6} {'95% interval':>15}"
+    header = f"{'program':11} {'line':44} {'attr':>4} {'speedup':>7} {'real':>6} {'ours':>6} {'error':>6} {'95% interval':>15}"
     if PEER:
         header += f" {PEER_NAME:>7} {'error':>6} {'95% interval':>15}"
     print(header)
@@ -265,12 +293,12 @@ def main():
         a = attr.get(name)
         attr_cell = "-" if a is None else ("yes" if a[0] else "no")
         if name not in accs:
-            print(f"{name:8} {info['line']:44} {attr_cell:>4}")
+            print(f"{name:11} {info['line']:44} {attr_cell:>4}")
             continue
         rows, share = accs[name]
         for s, (actual, ours, theirs) in rows.items():
             v = actual.value()
-            line = (f"{name:8} {info['line']:44} {attr_cell:>4} {int(s * 100):6}% {'n/a' if v is None else f'{v:.1f}':>6} "
+            line = (f"{name:11} {info['line']:44} {attr_cell:>4} {int(s * 100):6}% {'n/a' if v is None else f'{v:.1f}':>6} "
                     f"{acc.cell(ours.value()).strip():>6} {err_cell(actual, ours, ours_sum)}")
             if PEER:
                 c = theirs.value()
