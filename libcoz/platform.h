@@ -126,11 +126,12 @@ inline void fail_restarted_syscall_with_eintr(void* context) {
 #endif
 }
 
-// Writes a message to stderr with write(2): no allocation, no locks.
+// Writes a message to stderr with write(2): no allocation, no locks. A raw system call: the
+// runtime's own write() hook needs the real functions, and this reports that they are missing.
 inline void write_stderr(const char* text) {
   size_t left = strlen(text);
   while (left > 0) {
-    ssize_t n = write(STDERR_FILENO, text, left);
+    ssize_t n = syscall(SYS_write, STDERR_FILENO, text, left);
     if (n <= 0) {
       return;
     }

@@ -138,7 +138,14 @@ namespace coz {
   X(msgrcv, ssize_t, (int, void*, size_t, long, int))                                         \
   X(msgsnd, int, (int, const void*, size_t, int))                                             \
   X(semop, int, (int, struct sembuf*, size_t))                                                \
-  X(semtimedop, int, (int, struct sembuf*, size_t, const struct timespec*))
+  X(semtimedop, int, (int, struct sembuf*, size_t, const struct timespec*))                   \
+  X(__read_chk, ssize_t, (int, void*, size_t, size_t))                                        \
+  X(__pread_chk, ssize_t, (int, void*, size_t, off_t, size_t))                                \
+  X(__pread64_chk, ssize_t, (int, void*, size_t, off64_t, size_t))                            \
+  X(__recv_chk, ssize_t, (int, void*, size_t, size_t, int))                                   \
+  X(__recvfrom_chk, ssize_t, (int, void*, size_t, size_t, int, struct sockaddr*, socklen_t*)) \
+  X(__poll_chk, int, (struct pollfd*, nfds_t, int, size_t))                                   \
+  X(__ppoll_chk, int, (struct pollfd*, nfds_t, const struct timespec*, const sigset_t*, size_t))
 
 struct RealFunctions {
 #define COZ_REAL_FIELD(name, ret, params) ret(*name) params;

@@ -17,6 +17,7 @@ struct ExperimentState {
   HandoffTable handoffs;
   std::atomic<SourceLine*> selected{nullptr};  // the line being sped up, or null
   std::atomic<uint64_t> selected_samples{0};   // samples in it during this experiment
+  std::atomic<uint64_t> started_ns{0};         // CLOCK_MONOTONIC as this experiment began
   std::atomic<bool> want_line{false};          // the profiler waits for a line to test
   std::atomic<SourceLine*> offered{nullptr};   // the first in-scope line sampled while it waits
   // Load amplification in this experiment: the speedup arrivals earned, and for the load

@@ -31,15 +31,24 @@ inline void after_quiet_release(const Quiet& q) {
   }
 }
 
+// The calling line of a hook: its return address (used in the exported function itself).
+#define COZ_CALLER __builtin_return_address(0)
+
 // A blocking call timed for off-CPU profiling (wait_hooks.h): `caller` is the hook's return
-// address. Returns what `call` returned, with its errno.
-template <typename F>
+// address (COZ_CALLER). A call that waited pays what the thread owes afterwards; `kSleep`: pay
+// even if it did not (a sleep earns no credit, and the thread pays before it carries on). Returns
+// what `call` returned, with its errno.
+template <bool kSleep = false, typename F>
 __attribute__((always_inline)) inline auto timed(const void* caller, F&& call) {
   wait_hooks::Wait w = wait_hooks::begin();
   auto rc = call();
   if (wait_hooks::may_have_waited(w)) {
     int saved = errno;
     hooks_api::after_wait(w, caller, &w);
+    errno = saved;
+  } else if (kSleep && hooks_api::active()) {
+    int saved = errno;
+    hooks_api::catch_up_fully();
     errno = saved;
   }
   return rc;

@@ -10,42 +10,22 @@
 #include "interpose/hook_support.h"
 
 using coz::real;
-
-namespace {
-
-// Sleeps with `sleep`, timed; then pays (after_wait pays when the sleep was measured).
-template <typename F>
-__attribute__((always_inline)) inline auto timed_sleep(const void* caller, F&& sleep) {
-  coz::wait_hooks::Wait w = coz::wait_hooks::begin();
-  auto rc = sleep();
-  int saved = errno;
-  if (coz::wait_hooks::may_have_waited(w)) {
-    coz::hooks_api::after_wait(w, caller, &w);
-  } else if (coz::hooks_api::active()) {
-    coz::hooks_api::catch_up_fully();
-  }
-  errno = saved;
-  return rc;
-}
-
-}  // namespace
-
-#define COZ_CALLER __builtin_return_address(0)
+using coz::hooks::timed;
 
 COZ_EXPORT int nanosleep(const struct timespec* request, struct timespec* remaining) {
-  return timed_sleep(COZ_CALLER, [=] { return real().nanosleep(request, remaining); });
+  return timed<true>(COZ_CALLER, [=] { return real().nanosleep(request, remaining); });
 }
 
 COZ_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec* request,
                                struct timespec* remaining) {
-  return timed_sleep(COZ_CALLER,
+  return timed<true>(COZ_CALLER,
                      [=] { return real().clock_nanosleep(clock, flags, request, remaining); });
 }
 
 COZ_EXPORT int usleep(useconds_t usec) {
-  return timed_sleep(COZ_CALLER, [=] { return real().usleep(usec); });
+  return timed<true>(COZ_CALLER, [=] { return real().usleep(usec); });
 }
 
 COZ_EXPORT unsigned sleep(unsigned seconds) {
-  return timed_sleep(COZ_CALLER, [=] { return real().sleep(seconds); });
+  return timed<true>(COZ_CALLER, [=] { return real().sleep(seconds); });
 }

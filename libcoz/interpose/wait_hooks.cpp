@@ -22,8 +22,6 @@
 using coz::real;
 using coz::hooks::timed;
 
-#define COZ_CALLER __builtin_return_address(0)
-
 COZ_EXPORT ssize_t read(int fd, void* buf, size_t n) {
   return timed(COZ_CALLER, [=] { return real().read(fd, buf, n); });
 }
@@ -152,4 +150,30 @@ COZ_EXPORT int semop(int set, struct sembuf* ops, size_t n) {
 }
 COZ_EXPORT int semtimedop(int set, struct sembuf* ops, size_t n, const struct timespec* timeout) {
   return timed(COZ_CALLER, [=] { return real().semtimedop(set, ops, n, timeout); });
+}
+
+// The _FORTIFY_SOURCE forms (a buffer-size check, then the call): fortified builds call these.
+COZ_EXPORT ssize_t __read_chk(int fd, void* buf, size_t n, size_t size) {
+  return timed(COZ_CALLER, [=] { return real().__read_chk(fd, buf, n, size); });
+}
+COZ_EXPORT ssize_t __pread_chk(int fd, void* buf, size_t n, off_t at, size_t size) {
+  return timed(COZ_CALLER, [=] { return real().__pread_chk(fd, buf, n, at, size); });
+}
+COZ_EXPORT ssize_t __pread64_chk(int fd, void* buf, size_t n, off64_t at, size_t size) {
+  return timed(COZ_CALLER, [=] { return real().__pread64_chk(fd, buf, n, at, size); });
+}
+COZ_EXPORT ssize_t __recv_chk(int fd, void* buf, size_t n, size_t size, int flags) {
+  return timed(COZ_CALLER, [=] { return real().__recv_chk(fd, buf, n, size, flags); });
+}
+COZ_EXPORT ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t size, int flags,
+                                  struct sockaddr* from, socklen_t* len) {
+  return timed(COZ_CALLER,
+               [=] { return real().__recvfrom_chk(fd, buf, n, size, flags, from, len); });
+}
+COZ_EXPORT int __poll_chk(struct pollfd* fds, nfds_t n, int timeout, size_t size) {
+  return timed(COZ_CALLER, [=] { return real().__poll_chk(fds, n, timeout, size); });
+}
+COZ_EXPORT int __ppoll_chk(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
+                           const sigset_t* mask, size_t size) {
+  return timed(COZ_CALLER, [=] { return real().__ppoll_chk(fds, n, timeout, mask, size); });
 }

@@ -24,20 +24,20 @@ bool clock_source_is_tsc() {
   return tsc;
 }
 
-// One past the highest address of the calling thread's stack, or 0.
-uintptr_t stack_top() {
+// The calling thread's stack, [lo, hi); both 0 when unknown.
+void stack_bounds(uintptr_t* lo, uintptr_t* hi) {
+  *lo = *hi = 0;
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) != 0) {
-    return 0;
+    return;
   }
   void* base = nullptr;
   size_t size = 0;
-  uintptr_t top = 0;
   if (pthread_attr_getstack(&attr, &base, &size) == 0) {
-    top = reinterpret_cast<uintptr_t>(base) + size;
+    *lo = reinterpret_cast<uintptr_t>(base);
+    *hi = *lo + size;
   }
   pthread_attr_destroy(&attr);
-  return top;
 }
 
 // Stack words searched above a hook's frame for the innermost in-scope caller (as a sample's
@@ -51,13 +51,15 @@ int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns) {
   if (!on) {
     return mode_ = 0;
   }
-  // Does the kernel bump the counter at a switch? One short sleep tells (the real call: the
-  // hooks do not act yet).
+  // Does the kernel bump the counter at a switch? A short sleep tells (the real call: the hooks
+  // do not act yet); tried three times, as a sleep may end without a switch.
   if (const volatile uint32_t* switches = self.sampler ? self.sampler->switch_count() : nullptr) {
-    uint32_t before = *switches;
-    timespec tiny = {0, 1000};
-    real().nanosleep(&tiny, nullptr);
-    counter_works_ = *switches != before;
+    for (int i = 0; i < 3 && !counter_works_; i++) {
+      uint32_t before = *switches;
+      timespec tiny = {0, 1000};
+      real().nanosleep(&tiny, nullptr);
+      counter_works_ = *switches != before;
+    }
   }
   mode_ = wait_hooks::kOn;
 #if defined(__x86_64__) || defined(__i386__)
@@ -72,7 +74,7 @@ int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns) {
 
 void BlockedTime::attach(ThreadState& t, pid_t tid) {
   t.switches = counter_works_ && t.sampler ? t.sampler->switch_count() : nullptr;
-  t.stack_hi = stack_top();
+  stack_bounds(&t.stack_lo, &t.stack_hi);
   t.blocked.reseed(static_cast<uint64_t>(tid));
 }
 
@@ -107,23 +109,33 @@ uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait) const {
 void BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
                              uintptr_t stack) {
   uint64_t waited = waited_ns(wait);
-  blocked_ns_.fetch_add(waited, std::memory_order_relaxed);
   uint64_t n = t.blocked.on_wait(waited, period_ns_);
-  if (n == 0) {
+  if (n == 0 || waited == 0) {
     return;
   }
+  // Only the part of the wait inside the current experiment counts for it: a long wait (a sleep,
+  // a waitpid) that began before would otherwise insert more delay than the experiment lasts.
+  uint64_t inside = waited;
+  if (experiment_.ledger.active()) {
+    uint64_t since =
+        wait_hooks::monotonic_ns() - experiment_.started_ns.load(std::memory_order_relaxed);
+    inside = std::min(waited, since);
+  }
   // The calling line: the call site, else the innermost in-scope caller found on the stack above
-  // the hook's frame, as for a sample in library code.
+  // the hook's frame (when that frame is on the thread's own stack), as for a sample in library
+  // code.
   Sample at{};
   at.ip = caller - 1;
   uintptr_t from = stack & ~uintptr_t{7};
-  if (t.stack_hi > from) {
+  if (t.stack_lo <= from && from < t.stack_hi) {
     at.stack = reinterpret_cast<const uint64_t*>(from);
     at.stack_words = std::min<uintptr_t>(kStackWords, (t.stack_hi - from) / sizeof(uint64_t));
   }
-  if (attribution_.count_blocked(at, n) && experiment_.ledger.active()) {
-    delays_.absorb_own(t,
-                       BlockedClock::speedup_ns(waited, period_ns_, experiment_.ledger.delay_ns()));
+  double share = static_cast<double>(inside) / static_cast<double>(waited);
+  uint64_t n_inside = static_cast<uint64_t>(static_cast<double>(n) * share + 0.5);
+  if (attribution_.count_blocked(at, n, n_inside) && experiment_.ledger.active()) {
+    uint64_t speedup = BlockedClock::speedup_ns(waited, period_ns_, experiment_.ledger.delay_ns());
+    delays_.absorb_own(t, static_cast<uint64_t>(static_cast<double>(speedup) * share));
   }
 }
 

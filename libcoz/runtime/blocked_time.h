@@ -40,7 +40,7 @@ class BlockedTime {
   BlockedTime& operator=(const BlockedTime&) = delete;
 
   // Chooses how waits are told and timed, with the calling (attached) thread's sampler; returns
-  // the mode for wait_hooks::g_mode (0 when `on` is false). `period_ns`: the sampling period.
+  // the mode for wait_hooks::set_mode (0 when `on` is false). `period_ns`: the sampling period.
   int start(bool on, const ThreadState& self, uint64_t period_ns);
   // A thread starts (or its state is reused): its switch counter, stack and clock.
   void attach(ThreadState& t, pid_t tid);
@@ -50,7 +50,6 @@ class BlockedTime {
   // How waits are measured, for --verbose and the startup record ("calls" or "off").
   const char* method() const { return mode_ & wait_hooks::kOn ? "calls" : "off"; }
   std::string describe() const;
-  uint64_t blocked_ns() const { return blocked_ns_.load(std::memory_order_relaxed); }
 
  private:
   uint64_t waited_ns(const wait_hooks::Wait& wait) const;
@@ -63,7 +62,6 @@ class BlockedTime {
   bool counter_works_ = false;  // the switch counter moved across a sleep at start-up
   uint64_t origin_ns_ = 0;      // CLOCK_MONOTONIC and TSC read together at start-up
   uint64_t origin_tsc_ = 0;
-  std::atomic<uint64_t> blocked_ns_{0};
 };
 
 }  // namespace coz

@@ -105,6 +105,7 @@ void ExperimentRunner::begin(SourceLine* line) {
   open_.points = snapshot();
   state_.selected_samples.store(0, std::memory_order_relaxed);
   state_.reset_arrivals();
+  state_.started_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
   state_.ledger.begin(open_.delay_ns);
   state_.selected.store(line, std::memory_order_release);
   open_.start_ns = now_ns();

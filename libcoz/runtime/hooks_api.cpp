@@ -3,13 +3,34 @@
 // marks the thread as inside the runtime meanwhile.
 #include "runtime/hooks_api.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <new>
+
 #include "runtime/runtime.h"
 
 namespace coz {
 
 __thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
 std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
-std::atomic<int> wait_hooks::g_mode{0};
+namespace {
+wait_hooks::WipedAtFork g_not_wiped;  // before start-up, and where the kernel cannot wipe a page
+}  // namespace
+std::atomic<wait_hooks::WipedAtFork*> wait_hooks::g_wiped{&g_not_wiped};
+
+void wait_hooks::keep_wiped_at_fork() {
+#ifdef MADV_WIPEONFORK
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED && madvise(p, page, MADV_WIPEONFORK) == 0) {
+    g_wiped.store(new (p) WipedAtFork, std::memory_order_release);  // never unmapped
+  } else if (p != MAP_FAILED) {
+    munmap(p, page);
+  }
+#endif
+  g_wiped.load(std::memory_order_relaxed)->runtime.store(1, std::memory_order_release);
+}
 
 namespace hooks_api {
 namespace {
@@ -19,7 +40,7 @@ using Inside = InsideRuntime;
 
 // The runtime to act through, or nullptr.
 Runtime* acting() {
-  return t_inside == 0 ? Runtime::active() : nullptr;
+  return t_inside == 0 && wait_hooks::runtime_here() ? Runtime::active() : nullptr;
 }
 
 // Calls `f(rt)` inside the runtime when one is acting; otherwise returns `fallback`.

@@ -138,10 +138,11 @@ bool Runtime::start() {
   backend_ = std::make_unique<PerfSamplerBackend>(settings);
 
   install_exit_signal_handlers();
+  wait_hooks::keep_wiped_at_fork();
   pthread_atfork(nullptr, nullptr, [] {
     active_.store(nullptr, std::memory_order_release);
     quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
-    wait_hooks::g_mode.store(0, std::memory_order_release);
+    wait_hooks::set_mode(0);
   });
 
   if (!life_.start(
@@ -167,7 +168,7 @@ bool Runtime::start() {
   }
   active_.store(this, std::memory_order_release);
   quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
-  wait_hooks::g_mode.store(wait_mode, std::memory_order_release);
+  wait_hooks::set_mode(wait_mode);
   life_.attach_existing();
 
   runner_->begin_end_to_end_early();
@@ -313,7 +314,7 @@ void Runtime::drain_all_threads() {
 void Runtime::finish_shutdown() {
   active_.store(nullptr, std::memory_order_release);
   quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
-  wait_hooks::g_mode.store(0, std::memory_order_release);
+  wait_hooks::set_mode(0);
   drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
   runner_->finish();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();

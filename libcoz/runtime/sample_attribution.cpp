@@ -37,18 +37,17 @@ void SampleAttribution::count(const Sample& sample, void* arg) {
   }
 }
 
-bool SampleAttribution::count_blocked(const Sample& at, uint64_t n) {
+bool SampleAttribution::count_blocked(const Sample& at, uint64_t n, uint64_t n_inside) {
   const AddressRange* range = find_line(at);
   if (!range) {
     return false;
   }
   range->line->blocked.fetch_add(n, std::memory_order_relaxed);
-  blocked_.fetch_add(n, std::memory_order_relaxed);
   if (!experiment_.on_sample(range->line)) {
     return false;
   }
-  if (n > 1) {  // on_sample counted one
-    experiment_.selected_samples.fetch_add(n - 1, std::memory_order_relaxed);
+  if (n_inside != 1) {  // on_sample counted one
+    experiment_.selected_samples.fetch_add(n_inside - 1, std::memory_order_relaxed);
   }
   return true;
 }

@@ -40,13 +40,13 @@ class SampleAttribution {
   // A SampleVisitor over a Tally.
   static void count(const Sample& sample, void* tally);
   // `n` blocked samples of a wait whose call site is `at.ip` (stack words above the hook's frame,
-  // no callchain): counted for the line (offered for an experiment as a sample is, and as the
-  // selected line's samples). True if the line is the selected one.
-  bool count_blocked(const Sample& at, uint64_t n);
+  // no callchain): counted for the line (offered for an experiment as a sample is), `n_inside` of
+  // them (those in the current experiment) as the selected line's. True if the line is the
+  // selected one.
+  bool count_blocked(const Sample& at, uint64_t n, uint64_t n_inside);
 
   uint64_t total_samples() const { return total_.load(std::memory_order_relaxed); }
   uint64_t in_scope_samples() const { return in_scope_.load(std::memory_order_relaxed); }
-  uint64_t blocked_samples() const { return blocked_.load(std::memory_order_relaxed); }
 
  private:
   // The sample's line, or the innermost in-scope caller's; nullptr when none is in scope.
@@ -57,7 +57,6 @@ class SampleAttribution {
   const CommandLinePoints& points_;
   std::atomic<uint64_t> total_{0};
   std::atomic<uint64_t> in_scope_{0};
-  std::atomic<uint64_t> blocked_{0};  // blocked samples in scope
 };
 
 }  // namespace coz

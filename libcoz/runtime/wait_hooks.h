@@ -27,7 +27,29 @@ namespace coz::wait_hooks {
 // How waits are timed, set with Runtime::active() (0 while no runtime acts, or with --no-off-cpu).
 inline constexpr int kOn = 1;   // waits are measured
 inline constexpr int kTsc = 2;  // timed with the time-stamp counter (the clock source is the TSC)
-extern std::atomic<int> g_mode;
+// Words the runtime keeps, from start-up, on a page the kernel zeroes in a forked child
+// (MADV_WIPEONFORK): a child made without fork()'s atfork handlers (_Fork, a raw clone), whose
+// copy of memory lacks the sampler's rings, finds the hooks switched off and never reads a ring.
+// (Without the kernel's support, a static copy: fork()'s atfork handler switches a child off.)
+struct WipedAtFork {
+  std::atomic<int> wait_mode{0};  // how waits are timed (above)
+  std::atomic<int> runtime{0};    // 1: the runtime acts in this process
+};
+extern std::atomic<WipedAtFork*> g_wiped;
+inline int mode() {
+  return g_wiped.load(std::memory_order_relaxed)->wait_mode.load(std::memory_order_relaxed);
+}
+// Sets the mode (0: off).
+inline void set_mode(int m) {
+  g_wiped.load(std::memory_order_relaxed)->wait_mode.store(m, std::memory_order_release);
+}
+// Whether this process is the one the runtime started in (not a child that skipped atfork).
+inline bool runtime_here() {
+  return g_wiped.load(std::memory_order_relaxed)->runtime.load(std::memory_order_relaxed) != 0;
+}
+// At start-up, before any hook acts: moves the words to a page wiped at fork, when the kernel
+// offers one (Linux 4.14+), and marks the runtime here.
+void keep_wiped_at_fork();
 
 // One blocking call in progress.
 struct Wait {
@@ -55,7 +77,7 @@ inline uint64_t tsc_now() {
 inline Wait begin() {
   Wait w;
   ThreadState* t = t_thread_state;
-  int mode = g_mode.load(std::memory_order_relaxed);
+  int mode = wait_hooks::mode();
   if (!t || quiet_hooks::t_inside != 0 || !(mode & kOn)) {
     return w;
   }

@@ -5,14 +5,17 @@
 
 namespace coz {
 
-uint64_t BlockedClock::draw_gap(uint64_t period_ns) {
+double BlockedClock::draw_uniform() {
   // xorshift64*: enough for gaps, and no allocation or lock (hooks may run in signal handlers).
   state_ ^= state_ >> 12;
   state_ ^= state_ << 25;
   state_ ^= state_ >> 27;
-  uint64_t bits = (state_ * 0x2545F4914F6CDD1Dull) >> 11;             // 53 bits
-  double u = (static_cast<double>(bits) + 0.5) / 9007199254740992.0;  // (0, 1)
-  double gap = -std::log(u) * static_cast<double>(period_ns);
+  uint64_t bits = (state_ * 0x2545F4914F6CDD1Dull) >> 11;         // 53 bits
+  return (static_cast<double>(bits) + 0.5) / 9007199254740992.0;  // (0, 1)
+}
+
+uint64_t BlockedClock::draw_gap(uint64_t period_ns) {
+  double gap = -std::log(draw_uniform()) * static_cast<double>(period_ns);
   return gap < 1 ? 1 : static_cast<uint64_t>(gap);
 }
 
@@ -23,8 +26,24 @@ uint64_t BlockedClock::on_wait(uint64_t waited_ns, uint64_t period_ns) {
   if (until_ns_ < 0) {
     until_ns_ = static_cast<int64_t>(draw_gap(period_ns));
   }
-  uint64_t samples = 0;
   int64_t left = until_ns_ - static_cast<int64_t>(waited_ns);
+  if (left > 0) {
+    until_ns_ = left;
+    return 0;
+  }
+  // The first sample falls `until_ns_` into the wait. Past it, the samples in the rest of the
+  // wait are Poisson with mean rest / period; a long wait (an hour's waitpid) takes the normal
+  // approximation in constant time rather than a draw per period, and the clock starts afresh
+  // (memoryless, so nothing is lost).
+  double rest = static_cast<double>(-left) / static_cast<double>(period_ns);
+  if (rest > kDrawsPerWait) {
+    double z =
+        std::sqrt(-2 * std::log(draw_uniform())) * std::cos(6.283185307179586 * draw_uniform());
+    double more = rest + std::sqrt(rest) * z;
+    until_ns_ = static_cast<int64_t>(draw_gap(period_ns));
+    return 1 + static_cast<uint64_t>(more > 0 ? more + 0.5 : 0);
+  }
+  uint64_t samples = 0;
   while (left <= 0) {
     samples++;
     left += static_cast<int64_t>(draw_gap(period_ns));

@@ -37,6 +37,10 @@ class BlockedClock {
   static uint64_t speedup_ns(uint64_t waited_ns, uint64_t period_ns, uint64_t delay_ns);
 
  private:
+  // Beyond this many periods of waiting past its first sample, a wait's samples are drawn at once.
+  static constexpr double kDrawsPerWait = 64;
+
+  double draw_uniform();
   uint64_t draw_gap(uint64_t period_ns);
 
   int64_t until_ns_ = -1;  // waiting left before the next blocked sample; < 0: not drawn yet

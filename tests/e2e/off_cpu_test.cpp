@@ -98,6 +98,17 @@ TEST(OffCpu, SpeedingUpAWaitInsertsDelays) {
   EXPECT_LT(inserted, elapsed / 2 + elapsed / 20);
 }
 
+TEST(OffCpu, ChildrenOfARawCloneAreLeftAlone) {
+  // A child made without fork()'s atfork handlers lacks the sampler's rings: its sleep and write
+  // must not reach them (the runtime's words are on a page wiped at fork).
+  TempDir dir;
+  Waited w = run_waits(dir, "rawfork", {});
+  unsigned long visits = 0, bytes = 0;
+  ASSERT_EQ(sscanf(w.out.c_str(), "done %lu %lu", &visits, &bytes), 2) << w.out;
+  EXPECT_GT(visits, 0u);
+  EXPECT_EQ(visits, bytes) << "every child slept, wrote its byte and exited 0";
+}
+
 TEST(OffCpu, TurnedOffMeasuresNoWaits) {
   TempDir dir;
   Waited w = run_waits(dir, "sleep", {"--no-off-cpu"});

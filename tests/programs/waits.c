@@ -1,12 +1,15 @@
 // Off-CPU fixture: a loop that computes a little, then waits off the CPU, for a time budget.
 //   waits sleep MS      each visit sleeps 1 ms
 //   waits pipe MS       each visit reads a byte that a child process writes every 1 ms
+//   waits rawfork MS    each visit reads a byte from a child made by a raw clone (no atfork
+//                       handlers run), which sleeps and writes it
 // Prints "done <visits> <bytes read>" and exits with status 3, so tests see both unchanged.
 #include <coz.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +34,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   int pipe_mode = strcmp(argv[1], "pipe") == 0;
+  int raw_mode = strcmp(argv[1], "rawfork") == 0;
   double end = now_ms() + atof(argv[2]);
   int fds[2] = {-1, -1};
   pid_t child = -1;
@@ -56,7 +60,25 @@ int main(int argc, char** argv) {
   struct timespec ms = {0, 1000000};
   while (now_ms() < end) {
     compute();
-    if (pipe_mode) {
+    if (raw_mode) {
+      int p[2];
+      if (pipe(p) != 0) {
+        return 2;
+      }
+      pid_t c = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+      if (c == 0) {
+        nanosleep(&ms, NULL);
+        char k = 'k';
+        _exit(write(p[1], &k, 1) == 1 ? 0 : 1);
+      }
+      char k = 0;
+      int status = -1;
+      if (read(p[0], &k, 1) == 1 && k == 'k' && waitpid(c, &status, 0) == c && status == 0) {
+        bytes++;
+      }
+      close(p[0]);
+      close(p[1]);
+    } else if (pipe_mode) {
       char c;
       if (read(fds[0], &c, 1) == 1) {  // LINE:read 
         bytes++;

@@ -27,6 +27,25 @@ TEST(BlockedClock, LongWaitHoldsSeveral) {
   EXPECT_NEAR(static_cast<double>(samples), 5000.0, 250.0);
 }
 
+TEST(BlockedClock, VeryLongWaitsAreDrawnAtOnce) {
+  // An hour-long wait at 1 ms: about 3.6 million samples, drawn in constant time (a loop per
+  // period would take seconds), within a few standard deviations (sqrt(3.6e6) = 1900).
+  BlockedClock clock(5);
+  uint64_t hour = 3600ull * 1000 * kPeriod;
+  uint64_t total = 0;
+  for (int i = 0; i < 50; i++) {
+    total += clock.on_wait(hour, kPeriod);
+  }
+  EXPECT_NEAR(static_cast<double>(total) / 50, 3.6e6, 2000.0);
+  // Just past the threshold, the mean still holds.
+  BlockedClock near(9);
+  uint64_t samples = 0;
+  for (int i = 0; i < 2000; i++) {
+    samples += near.on_wait(70 * kPeriod, kPeriod);
+  }
+  EXPECT_NEAR(static_cast<double>(samples) / 2000, 70.0, 1.0);
+}
+
 TEST(BlockedClock, NoAliasingWithTheProgramsRhythm) {
   // A 0.9 ms wait then a 0.1 ms wait, in turn: a fixed gap of one period would put every sample
   // on the second; an exponential gap splits them 9 to 1.
