@@ -249,7 +249,7 @@ std::string render_csv(const RenderContext& ctx) {
       "significant,"
       "contention,phase_factor,line_speedup,program_speedup,low,high,uncorrected,experiments,"
       "visits,"
-      "duration_ns,value_ns,display,blocked_samples,blocked_share,off_cpu\n";
+      "duration_ns,value_ns,display,samples,blocked_samples,blocked_share,off_cpu\n";
   auto quoted = [](const std::string& name) {
     std::string q = "\"";
     for (char c : terminal_safe(name)) {  // names come from the profile
@@ -277,8 +277,9 @@ std::string render_csv(const RenderContext& ctx) {
   std::unordered_map<std::string, std::string> names = display_lines(r);
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
-    std::string tail = "," + quoted(names.at(s.line.name)) + "," + count(s.samples.blocked) + "," +
-                       num(s.samples.blocked_share) + "," + (s.samples.off_cpu ? "1" : "0") + "\n";
+    std::string tail = "," + quoted(names.at(s.line.name)) + "," + count(s.samples.running) + "," +
+                       count(s.samples.blocked) + "," + num(s.samples.blocked_share) + "," +
+                       (s.samples.off_cpu ? "1" : "0") + "\n";
     std::string head = quoted(s.point) + "," + kind_name(s.kind) + "," + s.level.label() + "," +
                        std::to_string(ranks[i]) + "," + quoted(s.line.name) + "," +
                        num(s.impact.value) + "," + opt(s.impact.has_interval, s.impact.low) + "," +

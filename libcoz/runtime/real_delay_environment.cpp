@@ -2,11 +2,12 @@
 #include "runtime/real_delay_environment.h"
 
 #include <errno.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "experiment/in_flight.h"
 #include "platform.h"
-#include "real_functions.h"
 
 namespace coz {
 
@@ -17,7 +18,10 @@ uint64_t RealDelayEnvironment::now_ns() {
 void RealDelayEnvironment::sleep_ns(uint64_t ns) {
   timespec request = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
   int saved = errno;
-  while (real().nanosleep(&request, &request) != 0 && errno == EINTR) {
+  // A raw system call: nanosleep() is a cancellation point, and a pause is not the program's. A
+  // pause inside a hook (an unlock, say) must not become a point where the program's thread can be
+  // cancelled.
+  while (syscall(SYS_nanosleep, &request, &request) != 0 && errno == EINTR) {
   }
   errno = saved;
 }
