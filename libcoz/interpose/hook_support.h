@@ -68,11 +68,11 @@ inline Quiet quiet_waiter() {
 }
 
 // After a wait on the fast path: nothing more if the word held; otherwise the full path's credit
-// (and, with `pay`, its payment after the release).
-inline void after_quiet_wait(const Quiet& q, const void* key, bool woken, bool pay) {
+// (and, with `pay`, its payment after the release). Returns whether the word held.
+inline bool after_quiet_wait(const Quiet& q, const void* key, bool woken, bool pay) {
   if (quiet_hooks::still_quiet(q)) {
     quiet_hooks::after_wait(*q.thread);
-    return;
+    return true;
   }
   int saved = errno;
   hooks_api::after_block(key, woken);
@@ -80,6 +80,7 @@ inline void after_quiet_wait(const Quiet& q, const void* key, bool woken, bool p
     hooks_api::after_release();
   }
   errno = saved;
+  return false;
 }
 
 // Releasing `key` (post, kill): publish, release, then pay.
@@ -168,18 +169,23 @@ inline bool acquired(int rc) {
   return rc == 0 || rc == EOWNERDEAD;
 }
 
+// Waiting for a lock on the fast path (`q` from quiet_waiter(): nothing to pay before blocking).
+template <typename Call>
+inline int quiet_lock_wait(const Quiet& q, const void* key, Call&& call) {
+  int result = call();
+  // As after_block: a lock held is taken afresh.
+  bool quiet_still = after_quiet_wait(q, key, acquired(result), false);
+  if (acquired(result)) {
+    quiet_still ? quiet_hooks::lock_acquired(*q.thread) : locked_slowly();
+  }
+  return result;
+}
+
 // Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
 template <typename Call>
 inline int lock_waiting(const void* key, Call&& call) {
   if (Quiet q = quiet_waiter()) {
-    int result = call();
-    bool quiet_still = quiet_hooks::still_quiet(q);
-    after_quiet_wait(q, key, acquired(result),
-                     false);  // as after_block: a lock held is taken afresh
-    if (acquired(result)) {
-      quiet_still ? quiet_hooks::lock_acquired(*q.thread) : locked_slowly();
-    }
-    return result;
+    return quiet_lock_wait(q, key, call);
   }
   if (!hooks_api::active()) {
     return call();
@@ -203,7 +209,7 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   if (Quiet q = quiet()) {
     result = attempt();
     if (result == busy && quiet_hooks::owes_nothing(q)) {
-      return lock_waiting(key, block);  // nothing to pay before blocking: a wait's fast path
+      return quiet_lock_wait(q, key, block);  // nothing to pay before blocking: a wait's fast path
     }
     if (result != busy) {
       if (acquired(result)) {
