@@ -75,11 +75,7 @@ class DelayProtocol {
   void on_signal(ThreadState& t);
   // Counts the lock; taking the outermost one notes the debt carried in.
   void lock_acquired(ThreadState& t);
-  void lock_released(ThreadState& t) {
-    if (t.locks_held > 0) {
-      t.locks_held--;
-    }
-  }
+  void lock_released(ThreadState& t) { t.lock_released(); }
   // Pays every owed delay now, unless a lock is held.
   void catch_up(ThreadState& t);
   // As catch_up(), and again for what others added meanwhile, until nothing is owed (after a

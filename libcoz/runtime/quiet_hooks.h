@@ -87,9 +87,7 @@ inline void lock_acquired(ThreadState& t) {
 
 // A lock was released on the fast path.
 inline void lock_released(ThreadState& t) {
-  if (t.locks_held > 0) {
-    t.locks_held--;
-  }
+  t.lock_released();
 }
 
 // About to release or signal `key` on the fast path: publishes the thread's total

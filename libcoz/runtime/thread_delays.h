@@ -36,6 +36,13 @@ struct ThreadDelays {
   ArrivalCounter* arrivals = nullptr;
   ArrivalPacer pacer;
   uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
+
+  // One lock fewer held (an unmatched release is ignored).
+  void lock_released() {
+    if (locks_held > 0) {
+      locks_held--;
+    }
+  }
 };
 
 }  // namespace coz
