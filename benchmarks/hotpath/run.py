@@ -78,10 +78,9 @@ def configs():
 
 
 def run(prefix, options, argv, cwd, env=None):
-    full = argv if prefix is None else [prefix, "run", "--quiet", *options, "-o",
+    quiet = [] if prefix == DEBIAN else ["--quiet"]  # Coz 0.2 has no --quiet
+    full = argv if prefix is None else [prefix, "run", *quiet, *options, "-o",
                                         os.path.join(cwd, "profile.coz"), "---", *argv]
-    if prefix == DEBIAN and prefix:
-        full = [prefix, "run", *options, "-o", os.path.join(cwd, "profile.coz"), "---", *argv]
     p = subprocess.run(full, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        env={**os.environ, **(env or {})}, timeout=600)
     if p.returncode != 0:

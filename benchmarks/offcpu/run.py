@@ -17,37 +17,30 @@ Every repetition runs every configuration once, interleaved; the table shows med
 added per call over native. Environment: RUNS, COZ (default build/bin/coz), BEFORE, OFF_OPTION,
 SKIP_DEBIAN=1, PROGRAMS=io_loop,lock_loop.
 """
+import importlib.util
 import os
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-RUNS = int(os.environ.get("RUNS", "5"))
-COZ = os.environ.get("COZ", os.path.join(ROOT, "build", "bin", "coz"))
-BEFORE = os.environ.get("BEFORE")
+
+# benchmarks/hotpath/run.py, loaded by path: its build, run, elapsed, with_ratio, log and the
+# configurations native / ours / BEFORE / Debian's Coz, from the same environment variables.
+_spec = importlib.util.spec_from_file_location("hotpath_run", os.path.join(ROOT, "benchmarks", "hotpath", "run.py"))
+hotpath = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hotpath)
+log, build, run, elapsed = hotpath.log, hotpath.build, hotpath.run, hotpath.elapsed
+
+RUNS = hotpath.RUNS
+COZ = hotpath.COZ
 OFF_OPTION = os.environ.get("OFF_OPTION", "--no-off-cpu")
-DEBIAN = "/usr/bin/coz" if (os.path.exists("/usr/lib/coz-profiler/libcoz.so") and
-                            not os.environ.get("SKIP_DEBIAN")) else None
 PROGRAMS = os.environ.get("PROGRAMS", "io_loop,lock_loop").split(",")
 SOURCES = {"io_loop": os.path.join(HERE, "io_loop.c"),
            "lock_loop": os.path.join(ROOT, "benchmarks", "hotpath", "programs", "lock_loop.c")}
 IO_CALLS = 2_000_000  # io_loop's write() and read() calls
-
-
-def log(msg):
-    sys.stderr.write(msg + "\n")
-    sys.stderr.flush()
-
-
-def build(work, source, suffix, debug):
-    out = os.path.join(work, os.path.basename(source)[:-2] + suffix)
-    subprocess.run(["gcc", "-O2", *debug, "-I", os.path.join(ROOT, "include"), source, "-o", out,
-                    "-lpthread"], check=True)
-    return out
 
 
 def has_option(coz, option):
@@ -57,54 +50,24 @@ def has_option(coz, option):
 
 
 def configs():
-    """(name, profiler or None, which build, extra options)."""
-    out = [("native", None, "ours", [])]
-    out.append(("ours 0%", COZ, "ours", ["--fixed-speedup", "0"]))
+    """hotpath's configurations, with ours with off-CPU profiling off after ours."""
+    out = hotpath.configs()
     if OFF_OPTION and has_option(COZ, OFF_OPTION):
-        out.append(("ours, off-CPU off", COZ, "ours", [*OFF_OPTION.split(), "--fixed-speedup", "0"]))
+        out.insert(2, ("ours, off-CPU off", COZ, "ours", [*OFF_OPTION.split(), "--fixed-speedup", "0"]))
     else:
         log(f"{COZ} run --help has no {OFF_OPTION or '(OFF_OPTION empty)'}: no off-CPU-off column")
-    if BEFORE:
-        out.append(("before 0%", BEFORE, "ours", ["--fixed-speedup", "0"]))
-    if DEBIAN:
-        out.append(("coz 0.2 0%", DEBIAN, "dwarf3", ["--fixed-speedup", "0"]))
     return out
 
 
-def run(prefix, options, argv, cwd):
-    full = argv if prefix is None else [prefix, "run", "--quiet", *options, "-o",
-                                        os.path.join(cwd, "profile.coz"), "---", *argv]
-    if prefix == DEBIAN and prefix:
-        full = [prefix, "run", *options, "-o", os.path.join(cwd, "profile.coz"), "---", *argv]
-    p = subprocess.run(full, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=600)
-    if p.returncode != 0:
-        log(f"  {' '.join(full)} exited {p.returncode}: {p.stderr.strip()[-300:]}")
-        return None
-    return p.stdout
-
-
-def elapsed(out):
-    m = re.search(r"elapsed_ns (\d+)", out or "")
-    return int(m.group(1)) / 1e9 if m else None
-
-
 def with_ratio(got, base, name):
-    """A table cell: the median of `got` in seconds, and unless native, the median ratio to `base`
-    (pairs from the same repetition)."""
-    if not got:
-        return "-".rjust(22)
-    cell = f"{statistics.median(got):.3f}"
-    if base and name != "native":
-        cell += f" ({statistics.median(g / b for g, b in zip(got, base)):.2f}x)"
-    return cell.rjust(22)
+    return hotpath.with_ratio(got, base, name, lambda t: f"{t:.3f}")
 
 
 def per_call(got, base, name):
     """io_loop: nanoseconds added per call over native, the median of per-repetition differences."""
     if not got or not base or name == "native":
-        return "".rjust(22)
-    return f"{statistics.median((g - b) * 1e9 / IO_CALLS for g, b in zip(got, base)):+.0f} ns".rjust(22)
+        return "".rjust(20)
+    return f"{statistics.median((g - b) * 1e9 / IO_CALLS for g, b in zip(got, base)):+.0f} ns".rjust(20)
 
 
 def main():
@@ -126,7 +89,7 @@ def main():
                         times.setdefault((name, cname), []).append(t)
     names = [c[0] for c in cases]
     print(f"\nOff-CPU overhead: seconds of the program's own work, medians of {RUNS} (ratio to native)")
-    print("program".ljust(20) + "".join(n.rjust(22) for n in names))
+    print("program".ljust(20) + "".join(n.rjust(20) for n in names))
     for name in programs:
         base = times.get((name, "native"), [])
         print(name.ljust(20) + "".join(with_ratio(times.get((name, c), []), base, c) for c in names))
