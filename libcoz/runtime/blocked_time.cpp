@@ -107,14 +107,12 @@ std::string BlockedTime::describe() const {
   return s;
 }
 
-uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait) const {
+uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait, uint64_t ns) const {
   if (!wait.tsc) {
-    uint64_t now = wait_hooks::monotonic_ns();
-    return now > wait.start ? now - wait.start : 0;
+    return ns > wait.start ? ns - wait.start : 0;
   }
   // TSC ticks at the rate measured since start-up (the longer the baseline, the finer).
   uint64_t tsc = wait_hooks::tsc_now();
-  uint64_t ns = wait_hooks::monotonic_ns();
   if (tsc <= wait.start || tsc <= origin_tsc_ || ns <= origin_ns_) {
     return 0;
   }
@@ -124,7 +122,8 @@ uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait) const {
 
 void BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
                              uintptr_t stack) {
-  uint64_t waited = waited_ns(wait);
+  uint64_t now = wait_hooks::monotonic_ns();
+  uint64_t waited = waited_ns(wait, now);
   uint64_t n = t.blocked.on_wait(waited, period_ns_);
   if (n == 0 || waited == 0) {
     return;
@@ -133,8 +132,7 @@ void BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintp
   // a waitpid) that began before would otherwise insert more delay than the experiment lasts.
   uint64_t inside = waited;
   if (experiment_.ledger.active()) {
-    uint64_t since =
-        wait_hooks::monotonic_ns() - experiment_.started_ns.load(std::memory_order_relaxed);
+    uint64_t since = now - experiment_.started_ns.load(std::memory_order_relaxed);
     inside = std::min(waited, since);
   }
   // The calling line: the call site, else the innermost in-scope caller found on the stack above

@@ -52,7 +52,8 @@ class BlockedTime {
   std::string describe() const;
 
  private:
-  uint64_t waited_ns(const wait_hooks::Wait& wait) const;
+  // The wait's length, the clock read as `ns` (CLOCK_MONOTONIC) after it.
+  uint64_t waited_ns(const wait_hooks::Wait& wait, uint64_t ns) const;
 
   SampleAttribution& attribution_;
   DelayProtocol& delays_;
