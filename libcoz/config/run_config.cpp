@@ -249,6 +249,15 @@ const std::vector<ConfigOption>& run_config_options() {
      c->off_cpu = !off;
      return true; },
    [](const RunConfig& c) { return std::string(c.off_cpu ? "" : "1"); }},
+  {"--no-follow-children", "COZ_NO_FOLLOW_CHILDREN", OptionSource::kFlag, nullptr,
+   "profile the started process only: its forked children and the programs it runs are neither "
+   "sampled nor slowed, as with Coz", false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     bool off = false;
+     if (!parse_switch(t, &off, why)) { return false; }
+     c->follow_children = !off;
+     return true; },
+   [](const RunConfig& c) { return std::string(c.follow_children ? "" : "1"); }},
   {"-v,--verbose", "COZ_VERBOSE", OptionSource::kFlag, nullptr,
    "say what the profiler is doing", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
@@ -289,7 +298,8 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
     return std::tie(c.output, c.binary_scope, c.source_scope, c.include_system, c.end_to_end,
                     c.fixed_line, c.fixed_speedup, c.sampling_period_ns, c.experiment_length_ns,
                     c.zero_speedup_share, c.speedup_step, c.breakpoint_progress, c.sampled_progress,
-                    c.arrival_speedup_ns, c.load, c.verbose, c.off_cpu, c.root_pid, c.run_id,
+                    c.arrival_speedup_ns, c.load, c.verbose, c.off_cpu, c.follow_children,
+                    c.root_pid, c.run_id,
                     c.exec_ns, c.debug_path);
   };
   return fields(a) == fields(b);

@@ -48,6 +48,9 @@ struct RunConfig {
   double load = 0;  // load amplification: target load factor (>= 1), or 0
   bool verbose = false;
   bool off_cpu = true;  // time blocking calls (off-CPU profiling); --no-off-cpu turns it off
+  // Profile forked children and exec'd programs in the same run (runtime/shared_run.h);
+  // --no-follow-children turns it off.
+  bool follow_children = true;
   // Set by `coz run` for each process it starts, never by the user.
   uint64_t root_pid = 0;  // the process `coz run` started (its children inherit the variable)
   uint64_t run_id = 0;    // the `coz run` that started it (its pid), written on experiments

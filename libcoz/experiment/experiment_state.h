@@ -1,25 +1,80 @@
 // What the signal path needs to know about the running experiment, and what it reports back.
-// Written by the profiler thread, read and updated by sample processing in every thread; all
-// lock-free and async-signal-safe.
+// One per run, shared by every profiled process of it (runtime/shared_run.h places it in memory
+// they all map): the root process's profiler thread writes it, sample processing in every thread
+// of every process reads and updates it. Lock-free, address-free (no pointers: a line is named by
+// its key, SourceLine::key) and async-signal-safe. What is one process's own (the hand-off table
+// of its locks) lives beside it, in the process.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 #include "experiment/delay_ledger.h"
-#include "experiment/handoff_table.h"
 #include "line/line_table.h"
 
 namespace coz {
 
+// The line a sample offers the runner while it waits for one (ExperimentState::want_line),
+// written by the first sample to claim it, in whichever process, and taken by the runner.
+class LineOffer {
+ public:
+  static constexpr size_t kMaxFile = 4096;  // PATH_MAX: a longer name is cut (the key is whole)
+
+  // From a signal handler: offers `line` unless another offer is pending. Async-signal-safe.
+  void put(const SourceLine& line) {
+    uint32_t empty = kEmpty;
+    if (!state_.compare_exchange_strong(empty, kWriting, std::memory_order_acquire)) {
+      return;
+    }
+    key_ = line.key;
+    number_ = line.line;
+    size_t n = line.file->size() < kMaxFile - 1 ? line.file->size() : kMaxFile - 1;
+    memcpy(file_, line.file->data(), n);
+    file_[n] = '\0';
+    state_.store(kReady, std::memory_order_release);
+  }
+  // The runner: takes a ready offer (its key and `file:line` name). An offer left half written
+  // (its process died while writing) is dropped after `stale_polls` calls that found it so.
+  bool take(uint64_t* key, std::string* name, int stale_polls = 1000) {
+    uint32_t s = state_.load(std::memory_order_acquire);
+    if (s == kWriting && ++stale_ >= stale_polls) {
+      state_.store(kEmpty, std::memory_order_release);
+    }
+    if (s != kReady) {
+      return false;
+    }
+    stale_ = 0;
+    *key = key_;
+    *name = std::string(file_) + ":" + std::to_string(number_);
+    state_.store(kEmpty, std::memory_order_release);
+    return true;
+  }
+  // Whether an offer is there or being written.
+  bool pending() const { return state_.load(std::memory_order_acquire) != kEmpty; }
+  // Drops a pending offer (an offer racing the start of an experiment).
+  void clear() {
+    uint32_t ready = kReady;
+    state_.compare_exchange_strong(ready, kEmpty, std::memory_order_acq_rel);
+  }
+
+ private:
+  enum : uint32_t { kEmpty = 0, kWriting = 1, kReady = 2 };
+  std::atomic<uint32_t> state_{kEmpty};
+  int stale_ = 0;  // the runner's count of polls that found the offer half written
+  uint64_t key_ = 0;
+  uint32_t number_ = 0;
+  char file_[kMaxFile] = {};
+};
+
 struct ExperimentState {
   DelayLedger ledger;
-  HandoffTable handoffs;
-  std::atomic<SourceLine*> selected{nullptr};  // the line being sped up, or null
-  std::atomic<uint64_t> selected_samples{0};   // samples in it during this experiment
-  std::atomic<uint64_t> started_ns{0};         // CLOCK_MONOTONIC as this experiment began
-  std::atomic<bool> want_line{false};          // the profiler waits for a line to test
-  std::atomic<SourceLine*> offered{nullptr};   // the first in-scope line sampled while it waits
+  std::atomic<uint64_t> selected{0};          // the key of the line being sped up, or 0
+  std::atomic<uint64_t> selected_samples{0};  // samples in it during this experiment
+  std::atomic<uint64_t> started_ns{0};        // CLOCK_MONOTONIC as this experiment began
+  std::atomic<bool> want_line{false};         // the profiler waits for a line to test
+  LineOffer offered;                          // the first in-scope line sampled while it waits
   // Load amplification in this experiment: the speedup arrivals earned, and for the load
   // achieved, each arrival's own period (summed over arrivals whose thread's period is known)
   // and the number of arrival threads.
@@ -35,15 +90,20 @@ struct ExperimentState {
     arrival_threads.store(0, std::memory_order_relaxed);
   }
 
+  // Whether a sample in `line` is in the selected line.
+  bool is_selected(const SourceLine* line) const {
+    uint64_t key = selected.load(std::memory_order_relaxed);
+    return key != 0 && line && line->key == key;
+  }
+
   // Called for every in-scope sample; returns true if it hit the selected line.
-  bool on_sample(SourceLine* line) {
-    if (line == selected.load(std::memory_order_relaxed) && line) {
+  bool on_sample(const SourceLine* line) {
+    if (is_selected(line)) {
       selected_samples.fetch_add(1, std::memory_order_relaxed);
       return true;
     }
-    if (want_line.load(std::memory_order_relaxed)) {
-      SourceLine* none = nullptr;
-      offered.compare_exchange_strong(none, line, std::memory_order_acq_rel);
+    if (line && want_line.load(std::memory_order_relaxed)) {
+      offered.put(*line);
     }
     return false;
   }

@@ -3,6 +3,23 @@
 
 namespace coz {
 
+uint64_t SourceLine::key_of(std::string_view file, uint32_t line) {
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](char c) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  };
+  for (char c : file) {
+    mix(c);
+  }
+  mix(':');
+  std::string digits = std::to_string(line);
+  for (char c : digits) {
+    mix(c);
+  }
+  return h != 0 ? h : 1;
+}
+
 const std::string* LineTable::intern_file(std::string_view file) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = file_index_.find(file);
@@ -63,6 +80,14 @@ void LineTable::for_each(const std::function<void(const SourceLine&)>& visit) co
 size_t LineTable::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return lines_.size();
+}
+
+void LineTable::clear_counts() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (SourceLine& l : lines_) {
+    l.samples.store(0, std::memory_order_relaxed);
+    l.blocked.store(0, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace coz

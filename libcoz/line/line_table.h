@@ -18,11 +18,17 @@ namespace coz {
 struct SourceLine {
   const std::string* file;
   uint32_t line;
+  // The line's name across processes (an experiment's selected line, in shared memory): a hash
+  // of `file:line`, never 0. Every process of a run names the same source line alike, whatever
+  // its executable and wherever the line's code is loaded.
+  uint64_t key;
   std::atomic<uint64_t> samples{0};  // taken while running
   std::atomic<uint64_t> blocked{0};  // blocked samples: waits in blocking calls (blocked_clock.h)
 
-  SourceLine(const std::string* f, uint32_t l) : file(f), line(l) {}
+  SourceLine(const std::string* f, uint32_t l) : file(f), line(l), key(key_of(*f, l)) {}
   std::string name() const { return *file + ":" + std::to_string(line); }
+  // The key of the line `line` of `file` (FNV-1a over "file:line").
+  static uint64_t key_of(std::string_view file, uint32_t line);
 };
 
 class LineTable {
@@ -38,6 +44,11 @@ class LineTable {
 
   // Visits every line (under the table's lock).
   void for_each(const std::function<void(const SourceLine&)>& visit) const;
+  // Sets every line's counts to 0 (a forked child counts its own).
+  void clear_counts();
+  // Held across fork() (Runtime::before_fork): the child goes on using the table.
+  void before_fork() const { mutex_.lock(); }
+  void after_fork() const { mutex_.unlock(); }
   size_t size() const;
 
  private:

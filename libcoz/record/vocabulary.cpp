@@ -4,8 +4,9 @@
 namespace coz::vocab {
 namespace {
 
-constexpr std::string_view kTypes[] = {kStartup,      kExperiment, kThroughputPoint, kLatencyPoint,
-                                       kArrivalPoint, kSamples,    kRuntime,         kWarning};
+constexpr std::string_view kTypes[] = {kStartup,      kExperiment,   kThroughputPoint,
+                                       kLatencyPoint, kArrivalPoint, kSamples,
+                                       kRuntime,      kWarning,      kProcess};
 
 constexpr std::string_view kKeys[] = {
     key::kTime,           key::kFormat,     key::kPid,
@@ -17,7 +18,8 @@ constexpr std::string_view kKeys[] = {
     key::kLoad,           key::kName,       key::kDelta,
     key::kArrivals,       key::kDepartures, key::kDifference,
     key::kInFlightNs,     key::kLocation,   key::kCount,
-    key::kMessage,        key::kBlocked,    key::kOffCpu};
+    key::kMessage,        key::kBlocked,    key::kOffCpu,
+    key::kParent};
 
 // The known name that `name` spells with underscores for hyphens, or `name`.
 template <size_t N>

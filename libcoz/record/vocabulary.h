@@ -23,6 +23,9 @@ inline constexpr std::string_view kArrivalPoint = "arrival-point";
 inline constexpr std::string_view kSamples = "samples";
 inline constexpr std::string_view kRuntime = "runtime";
 inline constexpr std::string_view kWarning = "warning";
+// Written by each child process the runtime follows (forked or exec'd) as it starts: the child
+// belongs to the run its root's startup record began, and begins no run of its own.
+inline constexpr std::string_view kProcess = "process";
 // Written by some Coz versions at exit; it carries nothing the analysis uses.
 inline constexpr std::string_view kCozShutdown = "shutdown";
 
@@ -36,6 +39,8 @@ inline constexpr std::string_view kSamplingPeriod = "sampling-period";
 inline constexpr std::string_view kProgram = "program";
 // How blocked time was measured ("calls": timed blocking libc calls; "off": not measured).
 inline constexpr std::string_view kOffCpu = "off-cpu";
+// startup and process: the parent's pid. process also carries time, pid, program and off-cpu.
+inline constexpr std::string_view kParent = "parent";
 // experiment
 inline constexpr std::string_view kSelected = "selected";
 inline constexpr std::string_view kSpeedup = "speedup";
@@ -65,6 +70,9 @@ inline constexpr std::string_view kCount = "count";
 // line (off the CPU), beside `count`, its samples while running. Readers that do not know the key
 // (Coz 0.2, this project before it) ignore it and see the running samples alone.
 inline constexpr std::string_view kBlocked = "blocked";
+// samples also carry `pid` (see startup): the process that took them. Each process of a run writes
+// its own samples records as it exits, so records for one line add up. Without it (older
+// profiles), they are the root process's.
 // warning
 inline constexpr std::string_view kMessage = "message";
 }  // namespace key

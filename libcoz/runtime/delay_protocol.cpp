@@ -203,7 +203,7 @@ void DelayProtocol::before_wake(ThreadState& t, const void* key) {
     if (t.locks_held > 0) {
       pay_run_up(t);
     }
-    experiment_.handoffs.publish(key, t.delays.epoch, t.delays.ns);
+    handoffs_.publish(key, t.delays.epoch, t.delays.ns);
   });
 }
 
@@ -237,7 +237,7 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a
     // time, covering time the waiter spent blocked in earlier waits, and capping those
     // under-predicts lock-bound programs badly (README, "Measured choices in the runtime").
-    uint64_t waker = key ? experiment_.handoffs.read(key, experiment_.ledger.epoch())
+    uint64_t waker = key ? handoffs_.read(key, experiment_.ledger.epoch())
                          : experiment_.ledger.global_ns();
     uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
     t.block_debt_ns = 0;

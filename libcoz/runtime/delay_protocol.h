@@ -43,6 +43,7 @@
 #include "experiment/arrival_pacer.h"
 #include "experiment/delay_ledger.h"
 #include "experiment/experiment_state.h"
+#include "experiment/handoff_table.h"
 #include "runtime/progress_points.h"
 #include "runtime/thread_state.h"
 
@@ -68,8 +69,11 @@ class DelayProtocol {
   // A thread holding a lock defers pauses until its debt reaches this much.
   static constexpr uint64_t kMaxDeferredNs = 50000000;
 
-  DelayProtocol(ExperimentState& experiment, const AmplifySettings& amplify, DelayEnvironment& env)
-      : experiment_(experiment), amplify_(amplify), env_(env) {}
+  // `handoffs` is this process's own (its locks' addresses mean nothing to another process);
+  // `experiment` may be shared by every process of the run.
+  DelayProtocol(ExperimentState& experiment, HandoffTable& handoffs, const AmplifySettings& amplify,
+                DelayEnvironment& env)
+      : experiment_(experiment), handoffs_(handoffs), amplify_(amplify), env_(env) {}
 
   // The sample signal: counts the samples; pays now unless a lock is held (or a hook is busy).
   void on_signal(ThreadState& t);
@@ -138,6 +142,7 @@ class DelayProtocol {
   }
 
   ExperimentState& experiment_;
+  HandoffTable& handoffs_;
   const AmplifySettings& amplify_;
   DelayEnvironment& env_;
   std::atomic<uint64_t> paused_ns_{0};

@@ -106,6 +106,16 @@ __attribute__((constructor)) void coz_start() {
     }
     return;
   }
+  coz::JoinedRun run = coz::join_run(config.follow_children);
+  if (run.role == coz::RunRole::kOff) {
+    if (!run.why.empty()) {  // said always: this process's work is missing from the profile
+      coz::platform::write_stderr(("coz: warning: " + std::string(coz::platform::program_name()) +
+                                   " (pid " + std::to_string(getpid()) + "): " + run.why +
+                                   "; it runs unprofiled\n")
+                                      .c_str());
+    }
+    return;
+  }
   uint64_t before = address_space();
   coz::Reporter reporter(config);
   char wrapped[512];
@@ -118,7 +128,7 @@ __attribute__((constructor)) void coz_start() {
                  true);
   }
   // Never freed: threads may still be running (and taking samples) while the process exits.
-  auto* runtime = new coz::Runtime(std::move(config), process_progress_points());
+  auto* runtime = new coz::Runtime(std::move(config), process_progress_points(), std::move(run));
   if (runtime->start()) {
     at_quick_exit(stop_at_quick_exit);
     tell_address_space(reporter, before);

@@ -36,10 +36,11 @@ void ExperimentRunner::stop() {
   wake_.notify_all();
 }
 
-SourceLine* ExperimentRunner::wait_for_line() {
-  SourceLine* line = state_.offered.exchange(nullptr, std::memory_order_acq_rel);
-  state_.want_line.store(line == nullptr, std::memory_order_release);
-  return line;
+ExperimentRunner::Choice ExperimentRunner::wait_for_line() {
+  Choice line;
+  bool taken = state_.offered.take(&line.key, &line.name);
+  state_.want_line.store(!taken, std::memory_order_release);
+  return taken ? line : Choice{};
 }
 
 std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const {
@@ -49,10 +50,10 @@ std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const 
   std::vector<PointSnapshot> out;
   points_.for_each([&out](const ProgressPoint& p) {
     PointCounts counts;
-    counts.throughput = p.read(p.throughput);
-    counts.begin = p.read(p.begin);
-    counts.end = p.read(p.end);
-    counts.delay_in_flight_ns = p.delay_in_flight_ns.load(std::memory_order_relaxed);
+    counts.throughput = p.read(p.throughput());
+    counts.begin = p.read(p.begin());
+    counts.end = p.read(p.end());
+    counts.delay_in_flight_ns = p.delay_in_flight_ns().load(std::memory_order_relaxed);
     out.push_back({&p, counts, {}});
   });
   points_.for_each_arrival([&out](const ArrivalCounter& a) {
@@ -76,7 +77,7 @@ void ExperimentRunner::tick() {
     if (!p.is_latency) {
       return;
     }
-    uint64_t begun = p.read(p.begin), ended = p.read(p.end);
+    uint64_t begun = p.read(p.begin()), ended = p.read(p.end());
     for (PointSnapshot& s : open_.points) {
       if (s.point == &p) {
         s.in_flight.add(begun, ended, real);
@@ -90,14 +91,14 @@ void ExperimentRunner::tick() {
 }
 
 void ExperimentRunner::begin_end_to_end_early() {
-  if (settings_.end_to_end && (settings_.fixed_line || load_alone())) {
-    begin(settings_.fixed_line);
+  if (!settings_.follower && settings_.end_to_end && (settings_.fixed_line || load_alone())) {
+    begin(fixed_choice());
   }
 }
 
-void ExperimentRunner::begin(SourceLine* line) {
+void ExperimentRunner::begin(const Choice& line) {
   state_.want_line.store(false, std::memory_order_release);
-  state_.offered.store(nullptr, std::memory_order_release);  // an offer racing the store above
+  state_.offered.clear();  // an offer racing the store above
   open_ = Open();
   open_.line = line;
   open_.speedup = scheduler_.draw_speedup(random_);
@@ -107,7 +108,7 @@ void ExperimentRunner::begin(SourceLine* line) {
   state_.reset_arrivals();
   state_.started_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
   state_.ledger.begin(open_.delay_ns);
-  state_.selected.store(line, std::memory_order_release);
+  state_.selected.store(line.key, std::memory_order_release);
   open_.start_ns = now_ns();
   open_.tick_ns = open_.start_ns;
   is_open_ = true;
@@ -116,14 +117,14 @@ void ExperimentRunner::begin(SourceLine* line) {
 ExperimentRunner::Visits ExperimentRunner::end() {
   tick();
   uint64_t end_ns = now_ns();
-  state_.selected.store(nullptr, std::memory_order_release);
+  state_.selected.store(0, std::memory_order_release);
   uint64_t inserted = state_.ledger.global_ns();
   state_.ledger.end();
   is_open_ = false;
   experiments_++;
 
   ExperimentInput in;
-  in.selected = open_.line ? open_.line->name() : std::string(kNoLine);
+  in.selected = open_.line.key != 0 ? open_.line.name : std::string(kNoLine);
   in.speedup = open_.speedup;
   in.delay_ns = open_.delay_ns;
   in.elapsed_ns = end_ns - open_.start_ns;
@@ -159,8 +160,17 @@ ExperimentRunner::Visits ExperimentRunner::end() {
 }
 
 void ExperimentRunner::finish() {
+  if (settings_.follower) {
+    return;  // the experiment is the root's
+  }
   if (is_open_ && settings_.end_to_end) {
     end();
+  } else if (is_open_) {
+    // Cut short by exit: not written, but over for the processes that outlive this one (a
+    // daemon's children), which would otherwise go on paying its delays.
+    state_.selected.store(0, std::memory_order_release);
+    state_.ledger.end();
+    is_open_ = false;
   }
   state_.want_line.store(false, std::memory_order_release);
 }

@@ -28,7 +28,10 @@ namespace coz {
 struct RunnerSettings {
   SchedulerSettings scheduler;
   bool end_to_end = false;
-  SourceLine* fixed_line = nullptr;
+  const SourceLine* fixed_line = nullptr;
+  // In a followed process (not the run's root): no experiments, only the idle calls until stop()
+  // (the root's runner runs the experiments every process of the run takes part in).
+  bool follower = false;
   uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;
   AmplifySettings amplify;  // load amplification in force in every experiment
   uint64_t run_id = 0;      // written on each experiment (`run`) when set
@@ -70,8 +73,13 @@ class ExperimentRunner {
     PointCounts counts;
     InFlight in_flight;  // requests in flight over real time (latency points, from tick())
   };
+  // The line an experiment speeds up, named as every process of the run names it.
+  struct Choice {
+    uint64_t key = 0;  // SourceLine::key, 0 for none
+    std::string name;  // file:line
+  };
   struct Open {
-    SourceLine* line = nullptr;
+    Choice line;
     int speedup = 0;
     uint64_t delay_ns = 0;
     uint64_t start_ns = 0;
@@ -91,10 +99,15 @@ class ExperimentRunner {
            settings_.amplify.requested();
   }
   uint64_t now_ns() const;
+  Choice fixed_choice() const {
+    const SourceLine* l = settings_.fixed_line;
+    return l ? Choice{l->key, l->name()} : Choice{};
+  }
   // Waits up to `ns` for stop(); returns true if stopped.
   bool wait(uint64_t ns);
-  SourceLine* wait_for_line();
-  void begin(SourceLine* line);
+  // The line a sample offered, if any (key 0 if none); asks for one when none is there.
+  Choice wait_for_line();
+  void begin(const Choice& line);
   // Ends the open experiment and writes it; returns the progress visits it saw.
   struct Visits {
     uint64_t total;
@@ -138,17 +151,17 @@ void ExperimentRunner::run(Idle&& idle) {
     }
     return false;
   };
-  if (is_open_ && settings_.end_to_end) {  // begun early
+  if (settings_.follower || (is_open_ && settings_.end_to_end)) {  // begun early
     while (!waiting(1000000000)) {
     }
     return;  // finish() writes it at exit
   }
   while (true) {
-    SourceLine* line = settings_.fixed_line;
+    Choice line = fixed_choice();
     bool no_line = load_alone();
-    while (!line && !no_line) {
+    while (line.key == 0 && !no_line) {
       line = wait_for_line();
-      if (!line && waiting(settings_.sampling_period_ns)) {
+      if (line.key == 0 && waiting(settings_.sampling_period_ns)) {
         return;
       }
     }

@@ -14,6 +14,7 @@ namespace coz {
 
 __thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
 std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
+std::atomic<HandoffTable*> quiet_hooks::g_handoffs{nullptr};
 namespace {
 wait_hooks::WipedAtFork g_not_wiped;  // before start-up, and where the kernel cannot wipe a page
 }  // namespace
@@ -29,7 +30,7 @@ void wait_hooks::keep_wiped_at_fork() {
     munmap(p, page);
   }
 #endif
-  g_wiped.load(std::memory_order_relaxed)->runtime.store(1, std::memory_order_release);
+  mark_runtime_here();
 }
 
 namespace hooks_api {

@@ -30,6 +30,16 @@ class ProgramLines {
   std::string no_lines_reason() const;
 
   const LineTable& table() const { return lines_; }
+  void clear_counts() { lines_.clear_counts(); }
+  // Held across fork() (Runtime::before_fork): no mapping half done in a forked child.
+  void before_fork() {
+    mutex_.lock();
+    lines_.before_fork();
+  }
+  void after_fork() {
+    lines_.after_fork();
+    mutex_.unlock();
+  }
   const LineMap& map() const { return map_; }
 
  private:

@@ -1,7 +1,41 @@
 // Registry of source-level progress points (see progress_points.h).
 #include "runtime/progress_points.h"
 
+#include <cstring>
+
 namespace coz {
+
+SharedPoints::Slot* SharedPoints::find_or_add(const std::string& full) {
+  std::string name = full.substr(0, kMaxName);
+  for (Slot& s : slots) {
+    uint32_t state = s.state.load(std::memory_order_acquire);
+    if (state == kFree) {
+      if (!s.state.compare_exchange_strong(state, kNaming, std::memory_order_acquire)) {
+        if (state == kFree) {
+          continue;
+        }
+      } else {
+        memcpy(s.name, name.data(), name.size());
+        s.name[name.size()] = '\0';
+        s.state.store(kReady, std::memory_order_release);
+        return &s;
+      }
+    }
+    // Named, or being named by another process: wait (briefly) for the name.
+    for (int i = 0; i < 100000 && state == kNaming; i++) {
+      state = s.state.load(std::memory_order_acquire);
+    }
+    if (state == kReady && name == s.name) {
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
+void ProgressPoints::attach_shared(SharedPoints* shared) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  shared_ = shared;
+}
 
 ProgressPoint* ProgressPoints::find_or_add(const char* name) {
   for (ProgressPoint& p : points_) {
@@ -11,7 +45,42 @@ ProgressPoint* ProgressPoints::find_or_add(const char* name) {
   }
   ProgressPoint* point = &points_.emplace_back();
   point->name = name;
+  if (shared_ && (point->slot = shared_->find_or_add(point->name))) {
+    point->counters = &point->slot->counters;
+  }
   return point;
+}
+
+void ProgressPoints::adopt_shared() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!shared_) {
+    return;
+  }
+  for (SharedPoints::Slot& s : shared_->slots) {
+    uint32_t state = s.state.load(std::memory_order_acquire);
+    if (state == SharedPoints::kFree) {
+      break;  // slots are claimed in order
+    }
+    if (state != SharedPoints::kReady) {
+      continue;
+    }
+    ProgressPoint* point = find_or_add(s.name);
+    uint32_t flags = s.flags.load(std::memory_order_acquire);
+    if (flags & SharedPoints::kLatency) {
+      mark_latency(point);
+    }
+    if (flags & SharedPoints::kArrivals) {
+      mark_arrivals(point);
+    }
+  }
+}
+
+void ProgressPoints::mark_arrivals(ProgressPoint* point) {
+  point->has_arrivals = true;
+  if (point->slot) {
+    point->slot->flags.fetch_or(SharedPoints::kArrivals, std::memory_order_release);
+  }
+  any_arrivals_.store(true, std::memory_order_release);
 }
 
 Counter* ProgressPoints::get(int kind, const char* name) {
@@ -23,13 +92,13 @@ Counter* ProgressPoints::get(int kind, const char* name) {
   ProgressPoint* point = find_or_add(name);
   switch (static_cast<PointKind>(kind)) {
     case PointKind::kThroughput:
-      return &point->throughput;
+      return &point->throughput();
     case PointKind::kBegin:
       mark_latency(point);
-      return &point->begin;
+      return &point->begin();
     case PointKind::kEnd:
       mark_latency(point);
-      return &point->end;
+      return &point->end();
     case PointKind::kArrival:
       break;
   }
@@ -37,6 +106,9 @@ Counter* ProgressPoints::get(int kind, const char* name) {
 }
 
 void ProgressPoints::mark_latency(ProgressPoint* point) {
+  if (point->slot) {
+    point->slot->flags.fetch_or(SharedPoints::kLatency, std::memory_order_release);
+  }
   if (!point->is_latency) {
     point->is_latency = true;
     point->next_latency.store(latency_head_.load(std::memory_order_relaxed),
@@ -53,8 +125,7 @@ ArrivalCounter* ProgressPoints::new_arrival(const char* name) {
   std::lock_guard<std::mutex> lock(mutex_);
   ArrivalCounter* counter = &arrivals_.emplace_back();
   counter->point = find_or_add(name);
-  counter->point->has_arrivals = true;
-  any_arrivals_.store(true, std::memory_order_release);
+  mark_arrivals(counter->point);
   return counter;
 }
 

@@ -4,6 +4,12 @@
 // runtime. Arrival counters are per thread (section 6.1.3): new_arrival() makes one for the
 // calling thread's first visit to a point, and the point's arrivals are the sum over threads.
 // Counters are never freed. Not for signal handlers (get() locks and allocates).
+//
+// Across processes (a run that follows children, runtime/shared_run.h): once attach_shared() has
+// run, a point's throughput, begin and end counters live in a slot of SharedPoints, memory every
+// process of the run maps, found by name; a worker's COZ_PROGRESS adds to the same count as the
+// master's. adopt_shared() makes the points only other processes have visited known here (the
+// root's experiments count them). Arrivals stay per process (counted where they arrive).
 #pragma once
 
 #include <atomic>
@@ -33,18 +39,49 @@ struct ArrivalCounter {
   ArrivalCounter* next_in_thread = nullptr;  // the owning thread's list (see ThreadState)
 };
 
+// A point's counts, in the process (before attach_shared()) or in shared memory.
+struct PointCounters {
+  Counter throughput{0, 0};  // COZ_PROGRESS visits
+  Counter begin{0, 0};       // COZ_BEGIN visits (arrivals)
+  Counter end{0, 0};         // COZ_END visits (departures)
+  // Latency points: the delay inserted while requests were in flight, weighted by how many
+  // were (request-nanoseconds).
+  std::atomic<uint64_t> delay_in_flight_ns{0};
+};
+
+// The points of a run, by name, in memory every process of it maps. Lock-free: a slot is claimed
+// by compare-and-swap and named before it is marked ready; slots are never freed.
+struct SharedPoints {
+  static constexpr size_t kSlots = 256;
+  static constexpr size_t kMaxName = 240;  // longer names are cut (alike in every process)
+  enum : uint32_t { kFree = 0, kNaming = 1, kReady = 2 };
+  enum : uint32_t { kLatency = 1, kArrivals = 2 };
+  struct Slot {
+    std::atomic<uint32_t> state{kFree};
+    std::atomic<uint32_t> flags{0};
+    char name[kMaxName + 1] = {};
+    PointCounters counters;
+  };
+  Slot slots[kSlots];
+
+  // The slot named `name`, claimed if new; nullptr when every slot is taken.
+  Slot* find_or_add(const std::string& name);
+};
+
 struct ProgressPoint {
   std::string name;
-  Counter throughput{0, 0};   // COZ_PROGRESS visits
-  Counter begin{0, 0};        // COZ_BEGIN visits (arrivals)
-  Counter end{0, 0};          // COZ_END visits (departures)
-  bool is_latency = false;    // has BEGIN or END
-  bool has_arrivals = false;  // has COZ_ARRIVAL (or a BEGIN counted as one)
-  // Latency points: the delay inserted while requests were in flight, weighted by how many
-  // were (request-nanoseconds), and the next latency point (a list safe for signal handlers).
-  std::atomic<uint64_t> delay_in_flight_ns{0};
+  PointCounters* counters = &own;  // `own`, or a shared slot's
+  PointCounters own;
+  SharedPoints::Slot* slot = nullptr;  // the shared slot, if any
+  bool is_latency = false;             // has BEGIN or END
+  bool has_arrivals = false;           // has COZ_ARRIVAL (or a BEGIN counted as one)
+  // The next latency point (a list safe for signal handlers).
   std::atomic<ProgressPoint*> next_latency{nullptr};
 
+  Counter& throughput() const { return counters->throughput; }
+  Counter& begin() const { return counters->begin; }
+  Counter& end() const { return counters->end; }
+  std::atomic<uint64_t>& delay_in_flight_ns() const { return counters->delay_in_flight_ns; }
   uint64_t read(const Counter& c) const { return __atomic_load_n(&c.count, __ATOMIC_RELAXED); }
 };
 
@@ -57,6 +94,16 @@ class ProgressPoints {
   void for_each(const std::function<void(const ProgressPoint&)>& visit) const;
   // Total arrivals per point, over every thread that ever visited it.
   void for_each_arrival(const std::function<void(const ArrivalCounter&)>& visit) const;
+  // From now on, new points count in `shared` (memory every process of the run maps).
+  void attach_shared(SharedPoints* shared);
+  // Makes the points other processes of the run added known here, and their kinds (latency,
+  // arrivals) as any process has marked them.
+  void adopt_shared();
+
+  // Held across fork() (Runtime::before_fork): a forked child goes on adding points.
+  void before_fork() const { mutex_.lock(); }
+  void after_fork() const { mutex_.unlock(); }
+
   bool any_arrivals() const { return any_arrivals_.load(std::memory_order_acquire); }
   bool any_latency() const { return any_latency_.load(std::memory_order_acquire); }
   // The first latency point; follow next_latency. Lock-free, async-signal-safe.
@@ -65,7 +112,9 @@ class ProgressPoints {
  private:
   mutable std::mutex mutex_;
   ProgressPoint* find_or_add(const char* name);  // with mutex_ held
-  std::deque<ProgressPoint> points_;             // stable addresses
+  void mark_arrivals(ProgressPoint* point);      // with mutex_ held
+  SharedPoints* shared_ = nullptr;
+  std::deque<ProgressPoint> points_;  // stable addresses
   std::deque<ArrivalCounter> arrivals_;
   std::atomic<bool> any_arrivals_{false};
   std::atomic<bool> any_latency_{false};

@@ -23,14 +23,17 @@
 #include <cstdint>
 
 #include "experiment/experiment_state.h"
+#include "experiment/handoff_table.h"
 #include "runtime/thread_state.h"
 
 namespace coz::quiet_hooks {
 
 // Depth of runtime work on this thread (hooks_api.cpp; 1 for good in the profiler's thread).
 extern __thread __attribute__((tls_model("initial-exec"))) int t_inside;
-// The active runtime's experiment, or nullptr (set and cleared with Runtime::active()).
+// The active runtime's experiment, or nullptr (set and cleared with Runtime::active()), and its
+// process's hand-off table (set before it).
 extern std::atomic<ExperimentState*> g_experiment;
+extern std::atomic<HandoffTable*> g_handoffs;
 
 // The calling thread's state and the experiment, when its hooks may take the fast path.
 struct Quiet {
@@ -100,7 +103,7 @@ inline void before_wake(const Quiet& q, const void* key) {
     return;
   }
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  q.experiment->handoffs.publish(key, epoch, q.thread->delays.ns);
+  g_handoffs.load(std::memory_order_relaxed)->publish(key, epoch, q.thread->delays.ns);
 }
 
 }  // namespace coz::quiet_hooks

@@ -32,9 +32,9 @@ void RealDelayEnvironment::inserted(uint64_t ns) {
   }
   for (ProgressPoint* p = points_.latency_points(); p;
        p = p->next_latency.load(std::memory_order_acquire)) {
-    uint64_t n = InFlight::count(p->read(p->begin), p->read(p->end));
+    uint64_t n = InFlight::count(p->read(p->begin()), p->read(p->end()));
     if (n != 0) {
-      p->delay_in_flight_ns.fetch_add(n * ns, std::memory_order_relaxed);
+      p->delay_in_flight_ns().fetch_add(n * ns, std::memory_order_relaxed);
     }
   }
 }

@@ -1,6 +1,8 @@
 // The run's final records and summary (see run_summary.h).
 #include "runtime/run_summary.h"
 
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -15,22 +17,26 @@ constexpr const char* kNoArrivalWarning =
 
 }  // namespace
 
-RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals) {
+RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root) {
   RecordBuilder block;
-  block.begin(vocab::kRuntime).field(vocab::key::kTime, run_ns);
-  lines.for_each([&block](const SourceLine& line) {
+  if (root) {
+    block.begin(vocab::kRuntime).field(vocab::key::kTime, run_ns);
+  }
+  uint64_t pid = static_cast<uint64_t>(getpid());
+  lines.for_each([&block, pid](const SourceLine& line) {
     uint64_t n = line.samples.load(std::memory_order_relaxed);
     uint64_t blocked = line.blocked.load(std::memory_order_relaxed);
     if (n > 0 || blocked > 0) {
       block.begin(vocab::kSamples)
           .field(vocab::key::kLocation, line.name())
-          .field(vocab::key::kCount, n);
+          .field(vocab::key::kCount, n)
+          .field(vocab::key::kPid, pid);
       if (blocked > 0) {
         block.field(vocab::key::kBlocked, blocked);  // absent, older readers see no change
       }
     }
   });
-  if (no_arrivals) {
+  if (no_arrivals && root) {
     block.begin(vocab::kWarning).field(vocab::key::kMessage, kNoArrivalWarning);
   }
   return block;
@@ -61,7 +67,7 @@ void report_run(const Reporter& reporter, const RunTotals& run, const ProgressPo
   }
   uint64_t visits = 0;
   points.for_each([&visits](const ProgressPoint& p) {
-    visits += p.read(p.throughput) + p.read(p.begin) + p.read(p.end);
+    visits += p.read(p.throughput()) + p.read(p.begin()) + p.read(p.end());
   });
   if (run.no_arrivals) {
     reporter.say(std::string("warning: ") + kNoArrivalWarning, true);
@@ -74,12 +80,12 @@ void report_run(const Reporter& reporter, const RunTotals& run, const ProgressPo
   }
   points.for_each([&reporter](const ProgressPoint& p) {
     if (p.is_latency) {
-      reporter.say("latency point " + p.name + ": " + std::to_string(p.read(p.begin)) +
-                       " begins, " + std::to_string(p.read(p.end)) + " ends",
+      reporter.say("latency point " + p.name + ": " + std::to_string(p.read(p.begin())) +
+                       " begins, " + std::to_string(p.read(p.end())) + " ends",
                    false);
     } else {
       reporter.say(
-          "progress point " + p.name + ": " + std::to_string(p.read(p.throughput)) + " visits",
+          "progress point " + p.name + ": " + std::to_string(p.read(p.throughput())) + " visits",
           false);
     }
   });

@@ -29,8 +29,9 @@ struct RunTotals {
   std::string output;        // the profile's path
 };
 
-// The final records: appended once, after the last experiment.
-RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals);
+// The final records: appended once, after the last experiment. Each line's samples name this
+// process (`pid`); a followed child (not `root`) writes only those.
+RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root);
 
 // Tells the user about the run: errors and warnings always, the rest when verbose.
 void report_run(const Reporter& reporter, const RunTotals& run, const ProgressPoints& points);

@@ -82,30 +82,37 @@ void thread_exit(void* state) {
 
 }  // namespace
 
-Runtime::Runtime(RunConfig config, ProgressPoints& points)
-    : config_(std::move(config)), points_(points) {}
+Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run,
+                 ProgramLines* inherited_lines)
+    : config_(std::move(config)),
+      own_lines_(inherited_lines ? nullptr : std::make_unique<ProgramLines>(config_, reporter_)),
+      lines_(inherited_lines ? *inherited_lines : *own_lines_),
+      points_(points),
+      run_(std::move(run)) {}
 
-bool Runtime::start() {
+bool Runtime::start(const LocalDelays* forked) {
   start_ns_ = platform::monotonic_ns();
   pid_ = getpid();
-  if (config_.exec_ns == 0 || config_.exec_ns > start_ns_) {
+  if (config_.exec_ns == 0 || config_.exec_ns > start_ns_ || !root()) {
     config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
   }
   lines_.map_new_objects();
   std::string error = lines_.no_lines_reason();
-  if (!error.empty()) {
+  if (!error.empty() && root()) {
     fail(error);
     return false;
-  }
+  }  // a child without lines of its own is still sampled and slowed: its time is the run's
 
+  // The run's line and points are the root's to resolve; a child's program may not have them.
   SourceLine* fixed_line = nullptr;
-  if (!config_.fixed_line.empty() &&
+  if (root() && !config_.fixed_line.empty() &&
       !(fixed_line = CommandLinePoints::resolve_line(lines_.table(), config_.fixed_line,
                                                      "--fixed-line", &error))) {
     fail(error);
     return false;
   }
-  if (!command_line_points_.resolve(config_, lines_.table(), lines_.map(), points_, &error)) {
+  if (root() &&
+      !command_line_points_.resolve(config_, lines_.table(), lines_.map(), points_, &error)) {
     fail(error);
     return false;
   }
@@ -125,25 +132,35 @@ bool Runtime::start() {
   runner.scheduler.cooloff_ns = config_.sampling_period_ns * kCooloffPeriods;
   runner.end_to_end = config_.end_to_end;
   runner.fixed_line = fixed_line;
+  runner.follower = !root();
   runner.sampling_period_ns = config_.sampling_period_ns;
   runner.run_id = config_.run_id;
   runner_ = std::make_unique<ExperimentRunner>(
       runner, experiment_, points_, writer_, platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
-  runner_->set_before_snapshot([this] { command_line_points_.refresh(); });
+  runner_->set_before_snapshot([this] {
+    command_line_points_.refresh();
+    points_.adopt_shared();  // points only children have visited count too
+  });
   runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
 
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
-  settings.signal = sample_signal::install(sample_signal_handler);
+  // A forked child has the handler and the signal already (and no other thread to mask it in).
+  settings.signal =
+      forked ? platform::sample_signal() : sample_signal::install(sample_signal_handler);
   backend_ = std::make_unique<PerfSamplerBackend>(settings);
 
   install_exit_signal_handlers();
-  wait_hooks::keep_wiped_at_fork();
-  pthread_atfork(nullptr, nullptr, [] {
-    active_.store(nullptr, std::memory_order_release);
-    quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
-    wait_hooks::set_mode(0);
-  });
+  if (forked) {
+    wait_hooks::mark_runtime_here();  // the page of words kept wiped at fork: zeroes in a child
+  } else {
+    wait_hooks::keep_wiped_at_fork();
+  }
+  static bool fork_handlers = false;  // once per image: a forked child inherits them
+  if (!fork_handlers) {
+    fork_handlers = true;
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  }
 
   if (!life_.start(
           backend_.get(), thread_exit, [this] { shutdown(); }, &error)) {
@@ -151,25 +168,42 @@ bool Runtime::start() {
     writer_.close();
     return false;
   }
+  if (forked) {
+    t_thread_state->delays = *forked;
+    t_thread_state->quiet_word = kNotQuiet;
+  }
   int wait_mode = blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns);
   blocked_.attach(*t_thread_state, platform::current_tid());
   reporter_.say(blocked_.describe(), false);
-  // Written before the program runs, so even a run killed at once leaves a profile behind.
+  // Written before the program runs, so even a run killed at once leaves a profile behind. A
+  // child's record says it belongs to the root's run.
   RecordBuilder startup;
-  startup.begin(vocab::kStartup)
-      .field(vocab::key::kTime, platform::wall_clock_ns())
-      .field(vocab::key::kFormat, static_cast<uint64_t>(kProfileFormatVersion))
-      .field(vocab::key::kPid, static_cast<uint64_t>(getpid()))
-      .field(vocab::key::kSamplingPeriod, config_.sampling_period_ns)
-      .field(vocab::key::kProgram, platform::program_name())
+  startup.begin(root() ? vocab::kStartup : vocab::kProcess)
+      .field(vocab::key::kTime, platform::wall_clock_ns());
+  if (root()) {
+    startup.field(vocab::key::kFormat, static_cast<uint64_t>(kProfileFormatVersion));
+  }
+  startup.field(vocab::key::kPid, static_cast<uint64_t>(getpid()))
+      .field(vocab::key::kParent, static_cast<uint64_t>(getppid()));
+  if (root()) {
+    startup.field(vocab::key::kSamplingPeriod, config_.sampling_period_ns);
+  }
+  startup.field(vocab::key::kProgram, platform::program_name())
       .field(vocab::key::kOffCpu, blocked_.method());
   if (!writer_.write_block(startup, 0, &error)) {
     reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
   }
+  points_.attach_shared(&run_.run->points);
   active_.store(this, std::memory_order_release);
+  quiet_hooks::g_handoffs.store(&handoffs_, std::memory_order_release);
   quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
   wait_hooks::set_mode(wait_mode);
-  life_.attach_existing();
+  if (!forked) {
+    life_.attach_existing();
+  }
+  if (root() && !forked) {
+    publish_run(run_, config_.follow_children);  // for the programs it runs
+  }
 
   runner_->begin_end_to_end_early();
   // The profiler thread takes no signals meant for the program, and is not sampled.
@@ -199,6 +233,11 @@ void* Runtime::profiler_main(void* arg) {
   self->runner_->run([self] {
     self->lines_.map_new_objects();
     sample_signal::reclaim(sample_signal_handler);
+    if (!self->root()) {
+      self->watch_root();
+    } else {
+      self->points_.adopt_shared();  // a latency point a child begins mid-experiment is ticked
+    }
   });
   if (self->signal_shutdown_.load(std::memory_order_acquire)) {
     self->finish_shutdown();  // for a thread in a SIGINT/SIGTERM handler (shutdown_from_signal)
@@ -320,8 +359,8 @@ void Runtime::finish_shutdown() {
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
   std::string why;
   if (!writer_.write_block(
-          final_records(platform::monotonic_ns() - start_ns_, lines_.table(), no_arrivals), 0,
-          &why)) {
+          final_records(platform::monotonic_ns() - start_ns_, lines_.table(), no_arrivals, root()),
+          0, &why)) {
     reporter_.say(
         "error: could not append the final records to " + config_.output + " (" + why + ")", true);
   }
@@ -341,6 +380,70 @@ void Runtime::finish_shutdown() {
   run.output = config_.output;
   report_run(reporter_, run, points_);
   shutdown_done_.store(true);
+}
+
+namespace {
+Runtime* g_forking = nullptr;  // the runtime whose locks before_fork() holds
+}  // namespace
+
+void Runtime::before_fork() {
+  Runtime* rt = active();
+  if (rt && rt->owns_this_process() && rt->config_.follow_children) {
+    rt->lines_.before_fork();
+    rt->points_.before_fork();
+    g_forking = rt;
+  }
+}
+
+void Runtime::after_fork_in_parent() {
+  if (Runtime* rt = g_forking) {
+    g_forking = nullptr;
+    rt->points_.after_fork();
+    rt->lines_.after_fork();
+  }
+}
+
+void Runtime::after_fork_in_child() {
+  // The parent's runtime is not this process's: its threads, samplers and rings stayed behind.
+  active_.store(nullptr, std::memory_order_release);
+  quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
+  wait_hooks::set_mode(0);
+  Runtime* parent = g_forking;
+  g_forking = nullptr;
+  if (parent) {
+    parent->points_.after_fork();
+    parent->lines_.after_fork();
+    parent->follow_into_child();
+  }
+}
+
+void Runtime::follow_into_child() {
+  hooks_api::InsideRuntime inside;
+  LocalDelays inherited;
+  if (ThreadState* t = t_thread_state) {
+    inherited = t->delays;
+  }
+  t_thread_state = nullptr;
+  life_.forget_calling_thread();  // its exit must not detach the parent's state
+  lines_.clear_counts();          // the child counts its own samples
+  JoinedRun run = run_;
+  run.role = RunRole::kFollower;
+  run.run->processes.fetch_add(1, std::memory_order_relaxed);
+  // Never freed, as the first runtime: the child's threads may sample until it exits.
+  auto* child = new Runtime(config_, points_, std::move(run), &lines_);
+  child->start(&inherited);
+}
+
+void Runtime::watch_root() {
+  if (root_gone_ || kill(run_.root_pid, 0) == 0 || errno != ESRCH) {
+    return;
+  }
+  root_gone_ = true;
+  experiment_.selected.store(0, std::memory_order_release);
+  experiment_.ledger.end();
+  reporter_.say("the run's root process " + std::to_string(run_.root_pid) +
+                    " has gone: its experiment is over",
+                false);
 }
 
 }  // namespace coz

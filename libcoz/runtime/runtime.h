@@ -36,6 +36,7 @@
 #include "runtime/real_delay_environment.h"
 #include "runtime/reporter.h"
 #include "runtime/sample_attribution.h"
+#include "runtime/shared_run.h"
 #include "runtime/thread_life.h"
 #include "runtime/thread_registry.h"
 #include "sample/sampler.h"
@@ -44,8 +45,11 @@ namespace coz {
 
 class Runtime {
  public:
-  // `points` outlives the runtime: programs may look counters up before it starts.
-  Runtime(RunConfig config, ProgressPoints& points);
+  // `points` outlives the runtime: programs may look counters up before it starts. `run` is the
+  // run this process takes part in (as root or follower; not kOff). A forked child's runtime
+  // keeps its parent's `inherited_lines` (the same code at the same addresses), mapped already.
+  Runtime(RunConfig config, ProgressPoints& points, JoinedRun run,
+          ProgramLines* inherited_lines = nullptr);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
@@ -56,7 +60,9 @@ class Runtime {
   // Builds the line map, starts sampling in every existing thread and the profiler thread.
   // Returns false (after telling the user why, if this is the root process) when profiling
   // cannot run; the program then runs unprofiled.
-  bool start();
+  // In a forked child, `forked` is the forking thread's delay count (the child's only thread
+  // goes on with it, as a new thread goes on with its creator's).
+  bool start(const LocalDelays* forked = nullptr);
   // Writes the final records and stops profiling. Later callers wait (briefly) until the first
   // has finished, so a second exit path cannot end the process mid-write.
   void shutdown();
@@ -65,6 +71,8 @@ class Runtime {
   void shutdown_from_signal();
   // False in a vfork child, which shares this process's memory but is not it.
   bool owns_this_process() const { return getpid() == pid_; }
+  // Whether this process runs the experiments (the run's root), else it follows them.
+  bool root() const { return run_.role == RunRole::kRoot; }
 
   // The parts the hooks act through (hooks_api.cpp), for the calling thread.
   DelayProtocol& delays() { return delays_; }
@@ -81,6 +89,17 @@ class Runtime {
 
  private:
   static void* profiler_main(void* self);
+  // fork()'s handlers (pthread_atfork, registered once per image): the parent holds the locks a
+  // forked child's runtime goes on using (the line table's, the points'), so no other thread of
+  // the parent holds them as it forks; in the child the runtime starts again as a follower.
+  static void before_fork();
+  static void after_fork_in_parent();
+  static void after_fork_in_child();
+  // The child's runtime, started with this (the parent's) lines, points and run.
+  void follow_into_child();
+  // A follower whose root has gone (killed: it could not end its experiment) ends it, so the
+  // processes left do not go on paying its delays. From the profiler thread's idle calls.
+  void watch_root();
   // Waits up to `ms` milliseconds for shut-down to finish (async-signal-safe).
   void wait_for_shutdown(int ms) const;
   // The writing half of shut-down, once the profiler thread has stopped (or is the caller).
@@ -99,15 +118,18 @@ class Runtime {
 
   RunConfig config_;
   Reporter reporter_{config_};
-  ProgramLines lines_{config_, reporter_};
+  std::unique_ptr<ProgramLines> own_lines_;  // null in a forked child: its parent's are kept
+  ProgramLines& lines_;
   ProgressPoints& points_;
+  JoinedRun run_;
   ThreadRegistry threads_;
   CommandLinePoints command_line_points_{threads_};
-  ExperimentState experiment_;
+  ExperimentState& experiment_{run_.run->experiment};  // the run's, shared by its processes
+  HandoffTable handoffs_;                              // this process's own
   AmplifySettings amplify_;
   SampleAttribution attribution_{lines_.map(), experiment_, command_line_points_};
   RealDelayEnvironment environment_{attribution_, points_};
-  DelayProtocol delays_{experiment_, amplify_, environment_};
+  DelayProtocol delays_{experiment_, handoffs_, amplify_, environment_};
   BlockedTime blocked_{attribution_, delays_, experiment_};
   ThreadLife life_{threads_, command_line_points_, attribution_, delays_, blocked_, reporter_};
   std::unique_ptr<SamplerBackend> backend_;
@@ -122,6 +144,7 @@ class Runtime {
   std::atomic<bool> shutdown_done_{false};
   std::atomic<bool> signal_shutdown_{false};  // the profiler thread writes the final records
   pid_t pid_ = 0;
+  bool root_gone_ = false;  // watch_root() ended the root's experiment
 };
 
 }  // namespace coz

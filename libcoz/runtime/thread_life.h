@@ -49,6 +49,9 @@ class ThreadLife {
              std::string* error);
   // Attaches the threads started before the runtime (by other libraries' constructors).
   void attach_existing();
+  // In a forked child, for the parent's runtime: the calling thread's state is the parent's, so
+  // its exit must not detach it.
+  void forget_calling_thread() { pthread_setspecific(key_, nullptr); }
 
   // In a new thread, first thing: `inherited` is its creator's delay count (delays the creator
   // took also delayed the creation).

@@ -50,6 +50,10 @@ inline bool runtime_here() {
 // At start-up, before any hook acts: moves the words to a page wiped at fork, when the kernel
 // offers one (Linux 4.14+), and marks the runtime here.
 void keep_wiped_at_fork();
+// In a forked child whose runtime starts again: marks the runtime here on the (wiped) page.
+inline void mark_runtime_here() {
+  g_wiped.load(std::memory_order_relaxed)->runtime.store(1, std::memory_order_release);
+}
 
 // One blocking call in progress.
 struct Wait {

@@ -62,9 +62,10 @@ class DelayProtocolTest : public ::testing::Test {
   }
 
   ExperimentState experiment;
+  HandoffTable handoffs;
   AmplifySettings amplify;
   ScriptedEnvironment env;
-  DelayProtocol protocol{experiment, amplify, env};
+  DelayProtocol protocol{experiment, handoffs, amplify, env};
   ThreadState a, b;
 };
 
@@ -106,7 +107,8 @@ TEST_F(DelayProtocolTest, ABaselineKeepsAccountsButNeverPauses) {
   // publishes, notes lock debts), with nothing ever owed: the hooks cost the same in both.
   ScriptedEnvironment speedup_env;
   ExperimentState speedup_experiment;
-  DelayProtocol speedup{speedup_experiment, amplify, speedup_env};
+  HandoffTable speedup_handoffs;
+  DelayProtocol speedup{speedup_experiment, speedup_handoffs, amplify, speedup_env};
   ThreadState sa, sb;
   speedup_experiment.ledger.begin(kMs);
   speedup_env.samples[&sa] = 5;
@@ -168,7 +170,7 @@ TEST_F(DelayProtocolTest, DebtRunUpHoldingALockIsPaidBeforeItsRelease) {
   int key = 0;
   protocol.before_wake(b, &key);  // unlocking: pays what was run up, then publishes
   EXPECT_EQ(env.slept_total(), 5 * kMs);
-  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 5 * kMs)
+  EXPECT_EQ(handoffs.read(&key, experiment.ledger.epoch()), 5 * kMs)
       << "the count published covers all but the carried-in debt";
   protocol.lock_released(b);
   protocol.catch_up_fully(b);

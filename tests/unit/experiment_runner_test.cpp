@@ -70,7 +70,7 @@ TEST(ExperimentRunner, AnEndToEndExperimentRecordsWhatHappened) {
   fake_now = 1000;
   ExperimentRunner runner(settings, state, points, writer, 1);
   runner.begin_end_to_end_early();
-  EXPECT_EQ(state.selected.load(), line);
+  EXPECT_EQ(state.selected.load(), line->key);
   EXPECT_EQ(state.ledger.delay_ns(), 500000u) << "50% of the 1 ms sampling period";
 
   for (int i = 0; i < 7; i++) {
@@ -83,7 +83,7 @@ TEST(ExperimentRunner, AnEndToEndExperimentRecordsWhatHappened) {
   state.ledger.absorb(other, 100000000);  // a thread ran 100 ms faster: 100 ms inserted
   fake_now += 1000000000;
   runner.finish();
-  EXPECT_EQ(state.selected.load(), nullptr);
+  EXPECT_EQ(state.selected.load(), 0u);
   EXPECT_FALSE(state.ledger.active());
   EXPECT_EQ(runner.experiments(), 1u);
 
@@ -200,21 +200,21 @@ TEST(ExperimentRunner, RunWaitsForASampledLineThenRunsExperimentsBackToBack) {
   RunningRunner r(5000000);  // 5 ms, then 10 ms, then 20 ms
   ASSERT_TRUE(eventually([&] { return r.state.want_line.load(); })) << "it asks for a line";
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(r.state.selected.load(), nullptr) << "and begins nothing until one is sampled";
+  EXPECT_EQ(r.state.selected.load(), 0u) << "and begins nothing until one is sampled";
   EXPECT_EQ(r.written.load(), 0);
   // Each offer is taken (begin() clears `offered`), run as one experiment, and written; the
   // runner then asks again after the cool-off. The next offer waits for the write, so it never
   // meets a runner still in an experiment.
   for (int i = 1; i <= 3; i++) {
     ASSERT_TRUE(r.offer()) << "experiment " << i;
-    ASSERT_TRUE(eventually([&] { return r.state.offered.load() == nullptr; })) << "taken";
+    ASSERT_TRUE(eventually([&] { return !r.state.offered.pending(); })) << "taken";
     ASSERT_TRUE(eventually([&] { return r.written.load() == i; })) << "experiment " << i;
   }
   // stop() while the runner waits for a line: nothing open, nothing more written.
   ASSERT_TRUE(eventually([&] { return r.state.want_line.load(); }));
   r.stop();
   EXPECT_GT(r.idle.load(), 0) << "idle work runs while it waits";
-  EXPECT_EQ(r.state.selected.load(), nullptr);
+  EXPECT_EQ(r.state.selected.load(), 0u);
   std::vector<uint64_t> elapsed = r.elapsed_written();
   ASSERT_EQ(elapsed.size(), 3u) << "each finished experiment written";
   EXPECT_EQ(r.written.load(), 3);
@@ -227,9 +227,9 @@ TEST(ExperimentRunner, RunWaitsForASampledLineThenRunsExperimentsBackToBack) {
 TEST(ExperimentRunner, AnExperimentCutShortByStopIsNotWritten) {
   RunningRunner r(3600000000000);  // an hour: stop() always comes first
   ASSERT_TRUE(r.offer());
-  ASSERT_TRUE(eventually([&] { return r.state.selected.load() == r.line; })) << "it began";
+  ASSERT_TRUE(eventually([&] { return r.state.selected.load() == r.line->key; })) << "it began";
   r.stop();
-  EXPECT_EQ(r.state.selected.load(), r.line) << "still running when stop() came";
+  EXPECT_EQ(r.state.selected.load(), r.line->key) << "still running when stop() came";
   EXPECT_EQ(r.written.load(), 0);
   EXPECT_EQ(r.runner->experiments(), 0u);
   EXPECT_TRUE(r.elapsed_written().empty()) << "the cut experiment is not written";

@@ -52,6 +52,7 @@ namespace coz {
 __thread __attribute__((tls_model("initial-exec"))) ThreadState* t_thread_state = nullptr;
 __thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
 std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
+std::atomic<HandoffTable*> quiet_hooks::g_handoffs{nullptr};
 }  // namespace coz
 
 namespace coz::hooks {
@@ -193,6 +194,7 @@ class QuietHooks : public HookShapes {
     state.delays.ns = 4500;  // this one owes 0.5 us, less than a sample's worth
     state.quiet_word = experiment.ledger.word();
     t_thread_state = &state;
+    quiet_hooks::g_handoffs.store(&handoffs);
     quiet_hooks::g_experiment.store(&experiment);
   }
   void TearDown() override {
@@ -203,6 +205,7 @@ class QuietHooks : public HookShapes {
   void others_run_ahead() { experiment.ledger.absorb(ahead, 9000); }
   LocalDelays ahead;  // a thread that runs the selected line
   ExperimentState experiment;
+  HandoffTable handoffs;
   ThreadState state;
 };
 
@@ -214,7 +217,7 @@ TEST_F(QuietHooks, ALockAndUnlockOnlyCallTheRealFunctions) {
   EXPECT_TRUE(returns(unlocking(&key, real_call(0)), 0));
   EXPECT_EQ(state.locks_held, 0);
   EXPECT_EQ(calls(), (Calls{"real", "real"}));
-  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 4500u)
+  EXPECT_EQ(handoffs.read(&key, experiment.ledger.epoch()), 4500u)
       << "the unlock published the thread's total, as before_wake does";
 }
 
@@ -223,8 +226,8 @@ TEST_F(QuietHooks, SignallingAndReleasingPublishOnly) {
   EXPECT_TRUE(returns(signalling(&key, real_call(0)), 0));
   EXPECT_TRUE(returns(releasing(&other_key, real_call(0)), 0));
   EXPECT_EQ(calls(), (Calls{"real", "real"}));
-  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 4500u);
-  EXPECT_EQ(experiment.handoffs.read(&other_key, experiment.ledger.epoch()), 4500u);
+  EXPECT_EQ(handoffs.read(&key, experiment.ledger.epoch()), 4500u);
+  EXPECT_EQ(handoffs.read(&other_key, experiment.ledger.epoch()), 4500u);
 }
 
 TEST_F(QuietHooks, AContendedLockTakesTheFullPath) {
@@ -241,7 +244,7 @@ TEST_F(QuietHooks, AThreadOwingNothingWaitsOnTheFastPath) {
   EXPECT_EQ(calls(), (Calls{"real", "real", "real", "real"}));
   EXPECT_EQ(state.locks_held, 1);
   EXPECT_EQ(state.lock_debt_ns, 0u) << "a wait returning with the lock takes it afresh";
-  EXPECT_EQ(experiment.handoffs.read(&key, experiment.ledger.epoch()), 5000u)
+  EXPECT_EQ(handoffs.read(&key, experiment.ledger.epoch()), 5000u)
       << "a barrier's arrival publishes its total";
 }
 

@@ -56,6 +56,7 @@ RunConfig everything_set() {
   c.exec_ns = 123456789012345ull;
   c.debug_path = "/opt/debug";
   c.off_cpu = false;
+  c.follow_children = false;
   return c;
 }
 

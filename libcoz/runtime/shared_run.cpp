@@ -1,0 +1,110 @@
+// Finding and mapping the run's shared memory (see shared_run.h).
+#include "runtime/shared_run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "own_fds.h"
+
+namespace coz {
+namespace {
+
+std::atomic<int> g_run_fd{-1};  // the root's descriptor of the memory (own_fds.h)
+
+size_t mapped_size() {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (sizeof(SharedRun) + page - 1) / page * page;
+}
+
+SharedRun* map(int fd) {
+  void* p = mmap(nullptr, mapped_size(), PROT_READ | PROT_WRITE,
+                 fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<SharedRun*>(p);
+}
+
+JoinedRun start(bool follow) {
+  JoinedRun joined;
+  joined.role = RunRole::kRoot;
+  joined.root_pid = getpid();
+  int fd = follow ? memfd_create("coz-run", MFD_CLOEXEC) : -1;
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(mapped_size())) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  SharedRun* run = map(fd);
+  if (!run && fd >= 0) {  // not shared, then: children are left unprofiled
+    close(fd);
+    fd = -1;
+    run = map(-1);
+  }
+  if (!run) {
+    joined.role = RunRole::kOff;
+    joined.why = std::string("cannot map the run's memory: ") + strerror(errno);
+    return joined;
+  }
+  joined.run = new (run) SharedRun;  // zero pages: constructed in place
+  joined.run->root_pid.store(joined.root_pid, std::memory_order_relaxed);
+  if (fd >= 0) {
+    g_run_fd.store(own_fds::move_high(fd), std::memory_order_relaxed);
+    own_fds::adopt(&g_run_fd);
+  }
+  return joined;
+}
+
+}  // namespace
+
+JoinedRun join_run(bool follow) {
+  const char* spec = getenv(kSharedRunVariable);
+  long pid = 0, fd = -1;
+  char end = 0;
+  if (!spec || sscanf(spec, "%ld:%ld%c", &pid, &fd, &end) != 2 || pid <= 0 || pid == getpid()) {
+    return start(follow);  // no run to join (or a re-exec of the root, or nonsense): a new one
+  }
+  JoinedRun joined;
+  joined.root_pid = static_cast<pid_t>(pid);
+  if (fd < 0 || !follow) {
+    return joined;  // children are not followed: say nothing, as before this option existed
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, fd);
+  int own = open(path, O_RDWR | O_CLOEXEC);
+  struct stat st = {};
+  if (own < 0 || fstat(own, &st) != 0 || static_cast<size_t>(st.st_size) < mapped_size()) {
+    joined.why = "cannot reach the run's shared memory in process " + std::to_string(pid) + " (" +
+                 (own < 0 ? strerror(errno) : "too small") + "; has it exited?)";
+    if (own >= 0) {
+      close(own);
+    }
+    return joined;
+  }
+  SharedRun* run = map(own);
+  close(own);  // the mapping stays
+  if (!run || run->magic != SharedRun::kMagic || run->size != sizeof(SharedRun)) {
+    joined.why = "the run's shared memory is from another version of the profiler";
+    if (run) {
+      munmap(run, mapped_size());
+    }
+    return joined;
+  }
+  run->processes.fetch_add(1, std::memory_order_relaxed);
+  joined.role = RunRole::kFollower;
+  joined.run = run;
+  return joined;
+}
+
+void publish_run(const JoinedRun& joined, bool follow) {
+  char spec[64];
+  int fd = follow ? g_run_fd.load(std::memory_order_relaxed) : -1;
+  snprintf(spec, sizeof spec, "%d:%d", static_cast<int>(joined.root_pid), fd);
+  setenv(kSharedRunVariable, spec, 1);
+}
+
+}  // namespace coz

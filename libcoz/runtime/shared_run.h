@@ -1,0 +1,59 @@
+// One run across a process tree: the memory every profiled process of a run maps, and how a
+// process finds it (README, "Process trees").
+//
+// The root process (the first to start the runtime, with no run to join) maps a memfd MAP_SHARED
+// and names it to its exec'd descendants in COZ_SHARED ("PID:FD", the root and its descriptor); a
+// forked child inherits the mapping itself. It holds what must be one for the whole tree: the
+// experiment (selected line by key, the delay ledger's global word, the offered line) and the
+// progress points' counters. Nothing in it is locked, so a process that dies at any point leaves
+// nothing held; only the root's profiler thread starts and ends experiments.
+// Threads: join_run() once, in the library constructor, before any other thread of the runtime.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "experiment/experiment_state.h"
+#include "runtime/progress_points.h"
+
+namespace coz {
+
+struct SharedRun {
+  static constexpr uint64_t kMagic = 0x31757272756e7a63ull;  // a version: change with the layout
+  uint64_t magic = kMagic;
+  uint64_t size = sizeof(SharedRun);
+  std::atomic<int32_t> root_pid{0};
+  std::atomic<uint64_t> processes{1};  // processes that took part, the root included
+  ExperimentState experiment;
+  SharedPoints points;
+};
+
+// How this process takes part in the run.
+enum class RunRole {
+  kRoot,      // runs the experiments
+  kFollower,  // a child: sampled and delayed, its lines and points counted, no experiments
+  kOff,       // a child left unprofiled (children are not followed, or the run cannot be found)
+};
+
+struct JoinedRun {
+  RunRole role = RunRole::kOff;
+  SharedRun* run = nullptr;  // null when kOff
+  pid_t root_pid = 0;
+  std::string why;  // kOff: why this process is not profiled (empty: said nothing)
+};
+
+// The variable naming the run to exec'd children.
+inline constexpr const char* kSharedRunVariable = "COZ_SHARED";
+
+// Joins the run COZ_SHARED names, or starts one: maps new memory (shared with children when
+// `follow`, else private) and keeps its descriptor high, out of the program's way (own_fds.h).
+// A re-exec of the root (COZ_SHARED names this process) starts afresh.
+JoinedRun join_run(bool follow);
+// The root, once profiling runs: names the run in COZ_SHARED for exec'd children ("PID:-1" when
+// they are not followed, so they stay unprofiled instead of starting runs of their own).
+void publish_run(const JoinedRun& joined, bool follow);
+
+}  // namespace coz

@@ -1,0 +1,140 @@
+// Process trees under `coz run` (README, "Process trees"): forked and spawned children are
+// sampled and take part in the root's experiments (their progress points count, a speedup of a
+// line they run inserts delays), many short children and a daemon leave the program's output and
+// status unchanged, and --no-follow-children leaves children alone.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
+#include <thread>
+
+#include "profile_helpers.h"
+
+namespace coz {
+namespace {
+
+using test::fixture;
+using test::line_name;
+using test::read_records;
+using test::records_of;
+using test::run_process;
+using test::TempDir;
+
+struct Tree {
+  std::string out;
+  std::string profile;
+  std::vector<Record> all;
+  uint64_t root_pid = 0;
+  std::vector<const Record*> processes;  // `process` records
+};
+
+Tree run_children(const TempDir& dir, std::vector<std::string> args,
+                  std::vector<std::string> options = {}) {
+  Tree t;
+  t.profile = dir.file("tree.coz");
+  std::vector<std::string> argv = {COZ_TEST_CLI, "run", "-o", t.profile};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("---");
+  argv.push_back(fixture("children"));
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = run_process(argv);
+  EXPECT_EQ(r.status, 3) << r.err;  // the program's own status
+  t.out = r.out;
+  t.all = read_records(t.profile);
+  for (const Record& rec : t.all) {
+    if (rec.kind == RecordKind::kStartup) {
+      t.root_pid = rec.u64("pid");
+    } else if (rec.type == "process") {
+      t.processes.push_back(&rec);
+    }
+  }
+  return t;
+}
+
+// Samples of `line` taken by processes other than the root.
+uint64_t child_samples(const Tree& t, const std::string& line) {
+  uint64_t n = 0;
+  for (const Record& r : t.all) {
+    if (r.kind == RecordKind::kSamples && r.text("location") == line &&
+        r.u64("pid") != t.root_pid) {
+      n += r.u64("count");
+    }
+  }
+  return n;
+}
+
+TEST(ProcessTree, ForkedWorkersAreSampledAndCountTheirProgress) {
+  TempDir dir;
+  std::string work = line_name("children.c", "child-work");
+  Tree t = run_children(dir, {"fork", "1500"},
+                        {"--end-to-end", "--fixed-line", work, "--fixed-speedup", "50"});
+  EXPECT_EQ(t.out, "done 2\n");
+  ASSERT_EQ(t.processes.size(), 2u);
+  for (const Record* p : t.processes) {
+    EXPECT_EQ(p->u64("parent"), t.root_pid);
+    EXPECT_NE(p->u64("pid"), t.root_pid);
+  }
+  // Two workers spinning 1.5 s on two cores: far more than a few hundred samples, all in them.
+  EXPECT_GT(child_samples(t, work), 500u);
+  auto experiments = records_of(t.profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u);
+  EXPECT_EQ(experiments[0].text("selected"), work);
+  EXPECT_GT(experiments[0].u64("selected-samples"), 500u) << "the workers' samples count";
+  // Every selected sample is worth half a period: the delays the workers inserted.
+  EXPECT_GT(experiments[0].u64("inserted"), experiments[0].u64("elapsed") / 10);
+  uint64_t visits = 0;
+  for (const Record& r : records_of(t.profile, RecordKind::kThroughputPoint)) {
+    if (r.text("name") == "child-jobs") {
+      visits += r.u64("delta");
+    }
+  }
+  EXPECT_GT(visits, 100u) << "the workers' progress point counts in the root's experiment";
+}
+
+TEST(ProcessTree, SpawnedProgramsJoinTheRun) {
+  TempDir dir;
+  Tree t = run_children(dir, {"spawn", "1500"});
+  EXPECT_EQ(t.out, "done 2\n");
+  ASSERT_EQ(t.processes.size(), 2u) << "the forked worker and the spawned one";
+  std::set<std::string> programs;
+  for (const Record* p : t.processes) {
+    programs.insert(p->text("program"));
+  }
+  EXPECT_GT(child_samples(t, line_name("children.c", "child-work")), 500u);
+}
+
+TEST(ProcessTree, AThousandShortChildrenLeaveOutputAndStatusAlone) {
+  TempDir dir;
+  Tree t = run_children(dir, {"many", "1000"});
+  EXPECT_EQ(t.out, "done 1000\n") << "every child exited with its own status";
+  EXPECT_EQ(t.processes.size(), 1000u);
+}
+
+TEST(ProcessTree, ADaemonWithEveryDescriptorClosedStillWritesItsSamples) {
+  TempDir dir;
+  std::string marker = dir.file("daemon-done");
+  Tree t = run_children(dir, {"daemon", "800", marker});
+  EXPECT_EQ(t.out, "done 1\n");
+  // The daemon outlives the run's root: wait for it (its work is 0.8 s), then for its records.
+  struct stat st;
+  for (int i = 0; i < 100 && stat(marker.c_str(), &st) != 0; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(stat(marker.c_str(), &st), 0) << "the daemon ran to its end";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  t.all = read_records(t.profile);
+  EXPECT_GT(child_samples(t, line_name("children.c", "child-work")), 100u);
+}
+
+TEST(ProcessTree, TurnedOffLeavesChildrenUnprofiled) {
+  TempDir dir;
+  Tree t = run_children(dir, {"spawn", "500"}, {"--no-follow-children"});
+  EXPECT_EQ(t.out, "done 2\n");
+  EXPECT_TRUE(t.processes.empty());
+  EXPECT_EQ(child_samples(t, line_name("children.c", "child-work")), 0u);
+}
+
+}  // namespace
+}  // namespace coz
