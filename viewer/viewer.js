@@ -339,6 +339,40 @@
   // The smallest impact a flag needs (reports before it had none: their flags needed none).
   const floorText = (report) => +((report.settings.floor || 0) * 100).toPrecision(3) + '%';
 
+  // Where a line's samples came from, when the report lists processes (a run had several): as
+  // the text report's `in:` note, the programs that sampled it (a pid, or a count of processes,
+  // and each program's share), for a line sampled by more than one program or only by child
+  // processes; and each process's part for the tooltip. Null otherwise.
+  function origin(series) {
+    const parts = (series.processes || []).filter((p) => p.samples + p.blocked_samples > 0);
+    const roots = new Set((report.processes || []).filter((p) => p.root).map((p) => p.pid + '\n' + p.program));
+    const total = parts.reduce((t, p) => t + p.samples + p.blocked_samples, 0);
+    const programs = [];
+    for (const p of parts) {
+      let g = programs.find((x) => x.program === p.program);
+      if (!g) {
+        g = { program: p.program, pids: [], samples: 0, root: false };
+        programs.push(g);
+      }
+      g.pids.push(p.pid);
+      g.samples += p.samples + p.blocked_samples;
+      g.root = g.root || roots.has(p.pid + '\n' + p.program);
+    }
+    if (programs.length === 0 || (programs.length === 1 && programs[0].root)) {
+      return null;
+    }
+    programs.sort((a, b) => b.samples - a.samples);
+    const label = (program, pids) => pids.length === 1 ? (program || 'pid') + ' ' + pids[0]
+      : (program || 'unknown') + ' \u00d7' + pids.length;
+    const share = (n) => Math.round(n / total * 100) + '%';
+    const shown = programs.slice(0, 3).map((g) => label(g.program, g.pids) + (programs.length > 1 ? ' ' + share(g.samples) : ''));
+    const more = (n, list) => list.length > n ? ', +' + (list.length - n) + ' more' : '';
+    const each = parts.slice(0, 12).map((p) => label(p.program, [p.pid]) + ': ' + share(p.samples + p.blocked_samples) + ' (' +
+      p.samples + ' running' + (p.blocked_samples ? ', ' + p.blocked_samples + ' blocked' : '') + ')');
+    return { text: 'in: ' + shown.join(', ') + more(3, programs),
+             tip: 'samples by process: ' + each.join('; ') + more(12, parts) };
+  }
+
   function card(line, domain, keys, phaseOn) {
     const title = el('h3', { textContent: line.display, title: line.line });
     // One badge per finding, naming the load levels it holds at when there are several.
@@ -365,6 +399,11 @@
                                 title: Math.round(waits.series.blocked_share * 100) + '% of its samples blocked: ' +
                                        'the line mostly waits in blocking calls (I/O, sleep, child processes); less ' +
                                        'waiting (batching, caching, asynchronous I/O) helps, not faster code' }));
+    }
+    // Like blocked samples, a line's processes are the same in every series of it.
+    const from = line.views.length ? origin(line.views[0].series) : null;
+    if (from) {
+      title.append(el('span', { className: 'badge processes', textContent: from.text, title: from.tip }));
     }
     const stats = el('p', { className: 'stats' });
     stats.textContent = line.views.map((v) => {
@@ -449,7 +488,11 @@
     if (s.programs && s.programs.length) {
       parts.push(s.programs.join(', '));
     }
-    parts.push(s.runs + (s.runs === 1 ? ' run' : ' runs'), seconds(s.runtime_ns), s.experiments + ' experiments',
+    parts.push(s.runs + (s.runs === 1 ? ' run' : ' runs'));
+    if (report.processes && report.processes.length > 1) {
+      parts.push(report.processes.length + ' processes');  // present when a run had several
+    }
+    parts.push(seconds(s.runtime_ns), s.experiments + ' experiments',
                s.lines_tested + ' lines tested');
     $('summary-text').textContent = parts.join(' \u00b7 ');
     const warnings = $('warnings');

@@ -152,6 +152,25 @@ bool valid_selected(const Location& selected) {
   return selected.name == kNoLine || selected.is_file_line();
 }
 
+// The process id under `key`: 0 when absent or not a whole number from 1 to pid_t's largest.
+uint64_t process_id(const Record& r, std::string_view key) {
+  double pid;
+  if (!bounded(r, key, 2147483647.0, 0, &pid) || pid != std::floor(pid)) {
+    return 0;
+  }
+  return static_cast<uint64_t>(pid);
+}
+
+// The run's latest process with `pid` (a process that exec'd has a later entry), or nullptr.
+Process* find_process(Run* run, uint64_t pid) {
+  for (auto it = run->processes.rbegin(); it != run->processes.rend(); ++it) {
+    if (it->pid == pid) {
+      return &*it;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void ProfileData::add_record(const Record& r, FileState* st) {
@@ -164,6 +183,11 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       run.program = r.text(vocab::key::kProgram);
       run.written_by_coz = !r.find(vocab::key::kFormat);  // ours always says its format
       run.off_cpu = r.text(vocab::key::kOffCpu);
+      Process& root = run.processes.emplace_back();
+      root.pid = process_id(r, vocab::key::kPid);
+      root.parent = process_id(r, vocab::key::kParent);
+      root.program = run.program;
+      root.root = true;
       run_open_ = true;
       st->open = 0;
       st->skipping = false;
@@ -287,26 +311,9 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       st->open = 0;
       break;
     }
-    case RecordKind::kSamples: {
-      double count, blocked;
-      if (!bounded(r, vocab::key::kCount, kMaxRecordCount, 0, &count)) {
-        complain("samples count is not a number from 0 to 1e15; skipped");
-        break;
-      }
-      if (!bounded(r, vocab::key::kBlocked, kMaxRecordCount, 0, &blocked)) {
-        complain("samples blocked is not a number from 0 to 1e15; skipped");
-        break;
-      }
-      Run& run = current_run(file);
-      const std::string location = r.text(vocab::key::kLocation);
-      run.samples[location] += count;
-      if (blocked > 0) {  // older profiles have no `blocked`: none
-        run.blocked[location] += blocked;
-      }
-      sample_records_++;
-      st->open = 0;
+    case RecordKind::kSamples:
+      add_samples(r, st);
       break;
-    }
     case RecordKind::kWarning: {
       std::string w = r.text(vocab::key::kMessage);
       bool seen = false;
@@ -319,10 +326,76 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       break;
     }
     case RecordKind::kUnknown:
-      if (vocab::canonical_type(r.type) != vocab::kCozShutdown) {
+      if (vocab::canonical_type(r.type) == vocab::kProcess) {
+        add_process(r, file);  // no experiment's end: a child's records come between the root's
+      } else if (vocab::canonical_type(r.type) != vocab::kCozShutdown) {
         complain("unknown record type '" + r.type + "'; skipped");
       }
       break;
+  }
+}
+
+// A child process the runtime followed: it joins the current run (it begins none of its own).
+void ProfileData::add_process(const Record& r, const std::string& file) {
+  uint64_t pid = process_id(r, vocab::key::kPid);
+  if (pid == 0) {
+    complain(r.line, "process record without a pid from 1 to 2147483647; skipped");
+    return;
+  }
+  Run& run = current_run(file);
+  std::string program = r.text(vocab::key::kProgram);
+  uint64_t parent = process_id(r, vocab::key::kParent);
+  // Known so far by its samples alone, or named twice: the same process. Another program under a
+  // known pid: the process exec'd it, and what it samples from now on is the new program's.
+  Process* known = find_process(&run, pid);
+  if (known && (known->program.empty() || known->program == program)) {
+    known->program = program;
+    known->parent = known->parent ? known->parent : parent;
+    return;
+  }
+  Process& p = run.processes.emplace_back();
+  p.pid = pid;
+  p.parent = parent;
+  p.program = std::move(program);
+}
+
+// One process's samples of one line. Several processes each write theirs: they add up.
+void ProfileData::add_samples(const Record& r, FileState* st) {
+  double count, blocked;
+  if (!bounded(r, vocab::key::kCount, kMaxRecordCount, 0, &count)) {
+    complain(r.line, "samples count is not a number from 0 to 1e15; skipped");
+    return;
+  }
+  if (!bounded(r, vocab::key::kBlocked, kMaxRecordCount, 0, &blocked)) {
+    complain(r.line, "samples blocked is not a number from 0 to 1e15; skipped");
+    return;
+  }
+  Run& run = current_run(st->file);
+  const std::string location = r.text(vocab::key::kLocation);
+  run.samples[location] += count;
+  if (blocked > 0) {  // older profiles have no `blocked`: none
+    run.blocked[location] += blocked;
+  }
+  // Without a pid (older profiles), the root's; with one no record named, a process of its own.
+  uint64_t pid = process_id(r, vocab::key::kPid);
+  Process* p = pid ? find_process(&run, pid) : nullptr;
+  if (!p && pid == 0 && !run.processes.empty() && run.processes.front().root) {
+    p = &run.processes.front();
+  } else if (!p && pid != 0) {
+    p = &run.processes.emplace_back();
+    p->pid = pid;
+  }
+  if (p) {
+    p->samples[location] += count;
+    if (blocked > 0) {
+      p->blocked[location] += blocked;
+    }
+  }
+  sample_records_++;
+  // The root's samples end its experiments; another process's may come between the root's
+  // experiment blocks (each written whole), and end nothing.
+  if (!p || p->root) {
+    st->open = 0;
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -54,6 +55,19 @@ struct Experiment {
   std::vector<PointCounts> points;
 };
 
+// One process of a run: its root (the startup record), a child process the runtime followed (a
+// `process` record; a process that exec'd another program is a second entry with the same pid),
+// or one known only by the `pid` of its samples records.
+struct Process {
+  uint64_t pid = 0;     // 0 when the record does not say
+  uint64_t parent = 0;  // 0 when the record does not say
+  std::string program;  // argv[0]; empty when unknown
+  bool root = false;    // the process that began the run
+  // Per line: its samples while running on the CPU, and its blocked samples (see Run).
+  std::map<std::string, double> samples;
+  std::map<std::string, double> blocked;
+};
+
 struct Run {
   std::string file;
   std::string program;       // argv[0], from the startup record (empty for Coz's profiles)
@@ -69,6 +83,10 @@ struct Run {
   // How the runtime measured blocked time, as its startup record says: "calls" (timed blocking
   // calls), "off" (not measured), another word kept as written, or empty when it does not say.
   std::string off_cpu;
+  // The root first (when the run has a startup record), then the others as the profile names
+  // them. Their samples add up to `samples` and `blocked`, less those of samples records without
+  // a pid in a run without a root (Coz's profiles).
+  std::vector<Process> processes;
 };
 
 struct InputFile {
@@ -122,6 +140,8 @@ class ProfileData {
   Run& current_run(const std::string& file);
   void begin_file(const std::string& file);
   void add_record(const Record& r, FileState* state);
+  void add_process(const Record& r, const std::string& file);
+  void add_samples(const Record& r, FileState* state);
   void complain(size_t line, std::string message);
 
   std::vector<Experiment> experiments_;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/display_names.h"
+#include "analysis/processes.h"
 #include "output/json_writer.h"
 #include "output/report_output.h"
 #include "output/terminal_text.h"
@@ -38,6 +39,29 @@ void distinct_texts(JsonWriter* w, std::string_view key, const std::vector<analy
     if (!text.empty() && std::find(seen.begin(), seen.end(), text) == seen.end()) {
       seen.push_back(text);
       w->value("", text);
+    }
+  }
+  w->end_array();
+}
+
+// A pid or parent as JSON: null when the profile does not say.
+void pid(JsonWriter* w, std::string_view key, uint64_t id) {
+  if (id == 0) {
+    w->null(key);
+  } else {
+    w->value(key, static_cast<size_t>(id));
+  }
+}
+
+// Every run's processes, the root of each first (present when a run had several).
+void processes(JsonWriter* w, const std::vector<analysis::Run>& runs) {
+  w->begin_array("processes");
+  for (size_t n = 0; n < runs.size(); n++) {
+    for (const analysis::Process& p : runs[n].processes) {
+      w->begin_object().value("run", n);
+      pid(w, "pid", p.pid);
+      pid(w, "parent", p.parent);
+      w->value("program", p.program).value("root", p.root).end_object();
     }
   }
   w->end_array();
@@ -133,6 +157,10 @@ std::string render_json(const RenderContext& ctx) {
         .end_object();
   }
   w.end_array();
+  const bool several = analysis::several_processes(ctx.data);
+  if (several) {
+    processes(&w, ctx.data.runs());
+  }
 
   w.begin_array("series");
   std::vector<size_t> ranks = ranks_in_groups(r);
@@ -169,6 +197,18 @@ std::string render_json(const RenderContext& ctx) {
         .value("blocked_samples", s.samples.blocked)
         .value("blocked_share", s.samples.blocked_share)
         .value("off_cpu", s.samples.off_cpu);
+    if (several) {
+      w.begin_array("processes");
+      for (const analysis::ProcessSamples& p : s.samples.processes) {
+        w.begin_object();
+        pid(&w, "pid", p.pid);
+        w.value("program", p.program)
+            .value("samples", p.running)
+            .value("blocked_samples", p.blocked)
+            .end_object();
+      }
+      w.end_array();
+    }
     w.begin_array("curve");
     for (const analysis::CurvePoint& p : s.curve) {
       w.begin_object()

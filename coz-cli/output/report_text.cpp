@@ -7,8 +7,10 @@
 #include <map>
 #include <set>
 
+#include "analysis/processes.h"
 #include "analysis/statistics.h"
 #include "output/report_output.h"
+#include "output/sample_text.h"
 #include "output/terminal_text.h"
 
 namespace coz::output {
@@ -75,16 +77,6 @@ std::string fit_name(const std::string& name, size_t width) {
   return "..." + name.substr(name.size() - (width - 3));
 }
 
-// "off-cpu 83%" for a line that mostly waits (83% of its samples blocked), else empty.
-std::string off_cpu_tag(const analysis::LineSamples& samples) {
-  if (!samples.off_cpu) {
-    return "";
-  }
-  char buf[48];
-  snprintf(buf, sizeof buf, "off-cpu %.0f%%", samples.blocked_share * 100);
-  return buf;
-}
-
 // One (progress point, load level) group's lines. The @N% columns come from the curve fitted
 // through the line's points (causal_profile.h `predicted`). When the table is wider than
 // ctx.width, it gives up the @10%, @25% and @100% columns in that order, then shortens the line
@@ -101,6 +93,7 @@ void series_table(std::string* out, const RenderContext& ctx,
     size_t experiments;
   };
   std::vector<Row> rows;
+  const bool several = analysis::several_processes(ctx.data);
   char ci[32];
   snprintf(ci, sizeof ci, "impact [%d%% CI]", conf);
   size_t line_w = 4, impact_w = strlen(ci), flags_w = 0;
@@ -135,8 +128,9 @@ void series_table(std::string* out, const RenderContext& ctx,
       snprintf(buf, sizeof buf, "phase x%.2f", s.phase_factor);
       flag(buf);
     }
-    if (s.samples.off_cpu) {
-      flag(off_cpu_tag(s.samples));
+    std::string tags = sample_tags(s.samples, several);
+    if (!tags.empty()) {
+      flag(tags);
     }
     line_w = std::max(line_w, row.line.size());
     impact_w = std::max(impact_w, row.impact.size());
@@ -217,11 +211,12 @@ void overview_table(std::string* out, const RenderContext& ctx,
     std::vector<const analysis::Series*> cells;
   };
   std::map<std::string, Line> by_line;
+  const bool several = analysis::several_processes(ctx.data);
   for (size_t i = 0; i < r.series.size(); i++) {
     const analysis::Series& s = r.series[i];
     Line& l = by_line[s.line.name];
     l.name = names.at(s.line.name);
-    l.tag = off_cpu_tag(s.samples);
+    l.tag = sample_tags(s.samples, several);
     l.cells.resize(headers.size(), nullptr);
     l.cells[group_of[i]] = &s;
     l.best_rank = std::min(l.best_rank, ranks[i]);
@@ -370,6 +365,9 @@ std::string render_text(const RenderContext& ctx) {
   for (const std::string& w : ctx.data.warnings()) {
     out += wrap("warning: " + terminal_safe(w), prose);
   }
+  for (const std::string& line : processes_lines(ctx.data)) {
+    out += wrap(line, prose);
+  }
   std::vector<size_t> ranks = ranks_in_groups(r);
   std::unordered_map<std::string, std::string> names = display_lines(r);
   for (auto& [line, name] : names) {
@@ -425,13 +423,9 @@ std::string render_text(const RenderContext& ctx) {
                 : "experiments are compared with every 0% experiment (--unmatched)");
     out += "\n" + wrap(legend, prose);
   }
-  if (std::any_of(r.series.begin(), r.series.end(),
-                  [](const analysis::Series& s) { return s.samples.off_cpu; })) {
-    out += wrap(
-        "off-cpu N%: N% of the line's samples were blocked; the line mostly waits in blocking "
-        "calls (I/O, sleep, child processes): less waiting (batching, caching, asynchronous I/O) "
-        "helps, not faster code",
-        prose);
+  for (const std::string& legend :
+       sample_legends(r.series, analysis::several_processes(ctx.data))) {
+    out += wrap(legend, prose);
   }
   return out;
 }

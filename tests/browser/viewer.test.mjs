@@ -196,6 +196,31 @@ test('a line that mostly waits gets an off-cpu badge with its blocked share and 
   await page.close();
 });
 
+test('a line sampled in child processes names them, with each process\'s part in its tooltip', async () => {
+  const badges = (page) => page.locator('.chart-card').evaluateAll((cards) => cards.map((c) => {
+    const b = c.querySelector('h3 .badge.processes');
+    return [c.dataset.line, b ? b.textContent : null, b ? b.title : null];
+  }).sort());
+  const expected = [
+    ['/src/parse.c:30', 'in: server 1201 75%, worker 1202 25%',
+     'samples by process: server 1201: 75% (7500 running); worker 1202: 25% (2500 running)'],
+    ['/src/serve.c:10', 'in: server \u00d72 95%, pid 1299 5%',
+     'samples by process: server 1200: 40% (4000 running); server 1201: 55% (5000 running, 500 blocked); ' +
+     'pid 1299: 5% (500 running)'],
+    ['/src/work.c:20', 'in: worker 1202', 'samples by process: worker 1202: 100% (10000 running)'],
+  ];
+  const { page, problems } = await open(plot('processes.coz', '--no-source'));
+  assert.deepEqual(await badges(page), expected);
+  await page.screenshot({ path: path.join(artifacts, 'viewer-processes.png'), fullPage: true });
+  // The page's own reader finds the same; a profile of one process shows none.
+  await setAndWait(page, () => page.setInputFiles('#open-file', path.join(golden, 'off_cpu.coz')));
+  assert.equal(await page.locator('.badge.processes').count(), 0);
+  await setAndWait(page, () => page.setInputFiles('#open-file', path.join(golden, 'processes.coz')));
+  assert.deepEqual(await badges(page), expected);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('markup in profile strings renders as text and runs no script', async () => {
   const { page, problems } = await open(plot('hostile.coz'));
   assert.equal(await page.evaluate(() => window.__xss), undefined);
