@@ -140,19 +140,23 @@ COZ_EXPORT int execle(const char* path, const char* arg, ...) {
 // A child started without a mask of its own (no POSIX_SPAWN_SETSIGMASK) takes the caller's.
 COZ_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                            const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  api::starting_process();
   ProgramMask mask(false);
   return real().posix_spawn(pid, path, actions, attr, argv, envp);
 }
 COZ_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                             const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  api::starting_process();
   ProgramMask mask(false);
   return real().posix_spawnp(pid, file, actions, attr, argv, envp);
 }
 COZ_EXPORT int system(const char* command) {
+  api::starting_process();
   ProgramMask mask(false);
   return real().system(command);
 }
 COZ_EXPORT FILE* popen(const char* command, const char* type) {
+  api::starting_process();
   ProgramMask mask(false);
   return real().popen(command, type);
 }

@@ -31,10 +31,12 @@ COZ_EXPORT int close(int fd) {
     errno = EBADF;
     return -1;
   }
+  coz::hooks_api::forget_fd(fd);
   return real().close(fd);
 }
 
 COZ_EXPORT int close_range(unsigned int first, unsigned int last, int flags) {
+  coz::hooks_api::forget_fd(static_cast<int>(first), true);
   if (!own_fds::owned_here()) {
     return static_cast<int>(syscall(SYS_close_range, first, last, flags));
   }
@@ -61,6 +63,7 @@ namespace {
 // The call's own errors come first, so a failing call never moves the descriptor.
 template <typename Call>
 int duplicating(int oldfd, int newfd, bool same_is_error, Call&& call) {
+  coz::hooks_api::forget_fd(newfd);
   if (!protected_fd(oldfd) && !protected_fd(newfd)) {
     return call();
   }

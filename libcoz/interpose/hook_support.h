@@ -38,13 +38,15 @@ inline void after_quiet_release(const Quiet& q) {
 // address (COZ_CALLER). A call that waited pays what the thread owes afterwards; `kSleep`: pay
 // even if it did not (a sleep earns no credit, and the thread pays before it carries on). Returns
 // what `call` returned, with its errno.
-template <bool kSleep = false, typename F>
-__attribute__((always_inline)) inline auto timed(const void* caller, F&& call) {
+// `waker(rc)` names what may have ended a wait (hooks_api::WaitFor: a pipe read, a child waited
+// for), so another process of the run that did can credit it.
+template <bool kSleep = false, typename F, typename W>
+__attribute__((always_inline)) inline auto timed(const void* caller, W&& waker, F&& call) {
   wait_hooks::Wait w = wait_hooks::begin();
   auto rc = call();
   if (wait_hooks::may_have_waited(w)) {
     int saved = errno;
-    hooks_api::after_wait(w, caller, &w);
+    hooks_api::after_wait(w, caller, &w, waker(rc));
     errno = saved;
   } else if (kSleep && hooks_api::active()) {
     int saved = errno;
@@ -52,6 +54,19 @@ __attribute__((always_inline)) inline auto timed(const void* caller, F&& call) {
     errno = saved;
   }
   return rc;
+}
+template <bool kSleep = false, typename F>
+__attribute__((always_inline)) inline auto timed(const void* caller, F&& call) {
+  return timed<kSleep>(
+      caller, [](auto) { return hooks_api::WaitFor{}; }, call);
+}
+// A wait on descriptor `fd` (a read, a receive).
+inline auto on_fd(int fd) {
+  return [fd](auto) { return hooks_api::WaitFor{fd, 0}; };
+}
+// A wait for a child: the call returned its pid.
+inline auto on_child() {
+  return [](auto pid) { return hooks_api::WaitFor{-1, static_cast<int>(pid)}; };
 }
 
 // The full path's lock count, keeping errno.

@@ -20,58 +20,84 @@
 #include "interpose/hook_support.h"
 
 using coz::real;
+using coz::hooks::on_child;
+using coz::hooks::on_fd;
 using coz::hooks::timed;
+namespace hooks_api = coz::hooks_api;
+
+namespace {
+// A poll that returned ready descriptors: the first that is readable (or hung up) woke it.
+auto first_ready(const struct pollfd* fds, nfds_t n) {
+  return [fds, n](int rc) {
+    for (nfds_t i = 0; rc > 0 && fds && i < n; i++) {
+      if (fds[i].revents & (POLLIN | POLLHUP)) {
+        return hooks_api::WaitFor{fds[i].fd, 0};
+      }
+    }
+    return hooks_api::WaitFor{};
+  };
+}
+}  // namespace
 
 COZ_EXPORT ssize_t read(int fd, void* buf, size_t n) {
-  return timed(COZ_CALLER, [=] { return real().read(fd, buf, n); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().read(fd, buf, n); });
 }
 COZ_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().write(fd, buf, n); });
 }
 COZ_EXPORT ssize_t readv(int fd, const struct iovec* iov, int n) {
-  return timed(COZ_CALLER, [=] { return real().readv(fd, iov, n); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().readv(fd, iov, n); });
 }
 COZ_EXPORT ssize_t writev(int fd, const struct iovec* iov, int n) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().writev(fd, iov, n); });
 }
 COZ_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t at) {
-  return timed(COZ_CALLER, [=] { return real().pread(fd, buf, n, at); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().pread(fd, buf, n, at); });
 }
 COZ_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t at) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().pwrite(fd, buf, n, at); });
 }
 COZ_EXPORT ssize_t pread64(int fd, void* buf, size_t n, off64_t at) {
-  return timed(COZ_CALLER, [=] { return real().pread64(fd, buf, n, at); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().pread64(fd, buf, n, at); });
 }
 COZ_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t at) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().pwrite64(fd, buf, n, at); });
 }
 
 COZ_EXPORT ssize_t recv(int fd, void* buf, size_t n, int flags) {
-  return timed(COZ_CALLER, [=] { return real().recv(fd, buf, n, flags); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().recv(fd, buf, n, flags); });
 }
 COZ_EXPORT ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from,
                             socklen_t* len) {
-  return timed(COZ_CALLER, [=] { return real().recvfrom(fd, buf, n, flags, from, len); });
+  return timed(COZ_CALLER, on_fd(fd),
+               [=] { return real().recvfrom(fd, buf, n, flags, from, len); });
 }
 COZ_EXPORT ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
-  return timed(COZ_CALLER, [=] { return real().recvmsg(fd, msg, flags); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().recvmsg(fd, msg, flags); });
 }
 COZ_EXPORT ssize_t send(int fd, const void* buf, size_t n, int flags) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().send(fd, buf, n, flags); });
 }
 COZ_EXPORT ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to,
                           socklen_t len) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().sendto(fd, buf, n, flags, to, len); });
 }
 COZ_EXPORT ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().sendmsg(fd, msg, flags); });
 }
 COZ_EXPORT int recvmmsg(int fd, struct mmsghdr* msgs, unsigned int n, int flags,
                         struct timespec* timeout) {
-  return timed(COZ_CALLER, [=] { return real().recvmmsg(fd, msgs, n, flags, timeout); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().recvmmsg(fd, msgs, n, flags, timeout); });
 }
 COZ_EXPORT int sendmmsg(int fd, struct mmsghdr* msgs, unsigned int n, int flags) {
+  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().sendmmsg(fd, msgs, n, flags); });
 }
 COZ_EXPORT ssize_t sendfile(int out, int in, off_t* at, size_t n) {
@@ -92,11 +118,12 @@ COZ_EXPORT int connect(int fd, const struct sockaddr* addr, socklen_t len) {
 }
 
 COZ_EXPORT int poll(struct pollfd* fds, nfds_t n, int timeout) {
-  return timed(COZ_CALLER, [=] { return real().poll(fds, n, timeout); });
+  return timed(COZ_CALLER, first_ready(fds, n), [=] { return real().poll(fds, n, timeout); });
 }
 COZ_EXPORT int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
                      const sigset_t* mask) {
-  return timed(COZ_CALLER, [=] { return real().ppoll(fds, n, timeout, mask); });
+  return timed(COZ_CALLER, first_ready(fds, n),
+               [=] { return real().ppoll(fds, n, timeout, mask); });
 }
 COZ_EXPORT int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
   return timed(COZ_CALLER, [=] { return real().select(n, r, w, e, timeout); });
@@ -121,16 +148,21 @@ COZ_EXPORT int fdatasync(int fd) {
 }
 
 COZ_EXPORT pid_t wait(int* status) {
-  return timed(COZ_CALLER, [=] { return real().wait(status); });
+  return timed(COZ_CALLER, on_child(), [=] { return real().wait(status); });
 }
 COZ_EXPORT pid_t waitpid(pid_t pid, int* status, int options) {
-  return timed(COZ_CALLER, [=] { return real().waitpid(pid, status, options); });
+  return timed(COZ_CALLER, on_child(), [=] { return real().waitpid(pid, status, options); });
 }
 COZ_EXPORT int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
-  return timed(COZ_CALLER, [=] { return real().waitid(type, id, info, options); });
+  return timed(
+      COZ_CALLER,
+      [info](int rc) {
+        return hooks_api::WaitFor{-1, rc == 0 && info ? info->si_pid : 0};
+      },
+      [=] { return real().waitid(type, id, info, options); });
 }
 COZ_EXPORT pid_t wait4(pid_t pid, int* status, int options, struct rusage* usage) {
-  return timed(COZ_CALLER, [=] { return real().wait4(pid, status, options, usage); });
+  return timed(COZ_CALLER, on_child(), [=] { return real().wait4(pid, status, options, usage); });
 }
 
 COZ_EXPORT int flock(int fd, int op) {
@@ -154,7 +186,7 @@ COZ_EXPORT int semtimedop(int set, struct sembuf* ops, size_t n, const struct ti
 
 // The _FORTIFY_SOURCE forms (a buffer-size check, then the call): fortified builds call these.
 COZ_EXPORT ssize_t __read_chk(int fd, void* buf, size_t n, size_t size) {
-  return timed(COZ_CALLER, [=] { return real().__read_chk(fd, buf, n, size); });
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().__read_chk(fd, buf, n, size); });
 }
 COZ_EXPORT ssize_t __pread_chk(int fd, void* buf, size_t n, off_t at, size_t size) {
   return timed(COZ_CALLER, [=] { return real().__pread_chk(fd, buf, n, at, size); });

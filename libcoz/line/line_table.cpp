@@ -84,9 +84,13 @@ size_t LineTable::size() const {
 
 void LineTable::clear_counts() {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (SourceLine& l : lines_) {
-    l.samples.store(0, std::memory_order_relaxed);
-    l.blocked.store(0, std::memory_order_relaxed);
+  for (SourceLine& l : lines_) {  // written only where counted: a forked child copies no more
+    if (l.samples.load(std::memory_order_relaxed) != 0) {  // pages than it must
+      l.samples.store(0, std::memory_order_relaxed);
+    }
+    if (l.blocked.load(std::memory_order_relaxed) != 0) {
+      l.blocked.store(0, std::memory_order_relaxed);
+    }
   }
 }
 

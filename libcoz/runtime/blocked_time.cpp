@@ -120,13 +120,13 @@ uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait, uint64_t ns) const
   return static_cast<uint64_t>(static_cast<double>(tsc - wait.start) * rate);
 }
 
-void BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
-                             uintptr_t stack) {
+uint64_t BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
+                                 uintptr_t stack) {
   uint64_t now = wait_hooks::monotonic_ns();
   uint64_t waited = waited_ns(wait, now);
   uint64_t n = t.blocked.on_wait(waited, period_ns_);
   if (n == 0 || waited == 0) {
-    return;
+    return waited;
   }
   // Only the part of the wait inside the current experiment counts for it: a long wait (a sleep,
   // a waitpid) that began before would otherwise insert more delay than the experiment lasts.
@@ -151,6 +151,7 @@ void BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintp
     uint64_t speedup = BlockedClock::speedup_ns(waited, period_ns_, experiment_.ledger.delay_ns());
     delays_.absorb_own(t, static_cast<uint64_t>(static_cast<double>(speedup) * share));
   }
+  return waited;
 }
 
 }  // namespace coz

@@ -42,10 +42,20 @@ class BlockedTime {
   // Chooses how waits are told and timed, with the calling (attached) thread's sampler; returns
   // the mode for wait_hooks::set_mode (0 when `on` is false). `period_ns`: the sampling period.
   int start(bool on, const ThreadState& self, uint64_t period_ns);
+  // In a forked child: what the parent found (the same kernel and clock), without testing again.
+  int inherit(const BlockedTime& parent) {
+    period_ns_ = parent.period_ns_;
+    counter_works_ = parent.counter_works_;
+    origin_tsc_ = parent.origin_tsc_;
+    origin_ns_ = parent.origin_ns_;
+    return mode_ = parent.mode_;
+  }
   // A thread starts (or its state is reused): its switch counter, stack and clock.
   void attach(ThreadState& t, pid_t tid);
   // A blocking call that may have waited returned (hooks_api::after_wait).
-  void after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller, uintptr_t stack);
+  // Returns how long the call waited (ns; 0 when it did not).
+  uint64_t after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
+                      uintptr_t stack);
 
   // How waits are measured, for --verbose and the startup record ("calls" or "off").
   const char* method() const { return mode_ & wait_hooks::kOn ? "calls" : "off"; }

@@ -191,7 +191,7 @@ void DelayProtocol::before_block(ThreadState& t) {
   }
 }
 
-void DelayProtocol::before_wake(ThreadState& t, const void* key) {
+void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& table) {
   if (!experiment_.ledger.active()) {
     return;
   }
@@ -203,7 +203,7 @@ void DelayProtocol::before_wake(ThreadState& t, const void* key) {
     if (t.locks_held > 0) {
       pay_run_up(t);
     }
-    handoffs_.publish(key, t.delays.epoch, t.delays.ns);
+    table.publish(key, t.delays.epoch, t.delays.ns);
   });
 }
 
@@ -228,7 +228,8 @@ void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
   }
 }
 
-void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t blocked) {
+void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t blocked,
+                                 const HandoffTable& table) {
   with_delays(t, [&] {
     // Credited up to the waker's total (the global total when the waker is unknown). Under load
     // amplification, also never more than the time spent blocked: an arrival's speedup lands on
@@ -237,8 +238,8 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a
     // time, covering time the waiter spent blocked in earlier waits, and capping those
     // under-predicts lock-bound programs badly (README, "Measured choices in the runtime").
-    uint64_t waker = key ? handoffs_.read(key, experiment_.ledger.epoch())
-                         : experiment_.ledger.global_ns();
+    uint64_t waker =
+        key ? table.read(key, experiment_.ledger.epoch()) : experiment_.ledger.global_ns();
     uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
     t.block_debt_ns = 0;
     experiment_.ledger.credit_to(t.delays, waker, amplify_.on() ? blocked : UINT64_MAX, kept);

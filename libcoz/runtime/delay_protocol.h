@@ -90,7 +90,16 @@ class DelayProtocol {
   void before_block(ThreadState& t);
   // About to release or signal `key`: publishes this thread's count on it (holding a lock, after
   // paying what was run up while holding it).
-  void before_wake(ThreadState& t, const void* key);
+  void before_wake(ThreadState& t, const void* key) { before_wake(t, key, handoffs_); }
+  // The same on `table`: the run's shared table, for a waiter in another process.
+  void before_wake(ThreadState& t, const void* key, HandoffTable& table);
+  // A wait of `blocked` ns that a waker in another process ended (it published under `key` in
+  // the run's shared `table`): credited as after_block credits a woken thread.
+  void woken_across(ThreadState& t, const HandoffTable& table, const void* key, uint64_t blocked) {
+    if (experiment_.ledger.active()) {
+      credit_woken(t, key, blocked, table);
+    }
+  }
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
   void after_block(ThreadState& t, const void* key, bool woken);
@@ -124,7 +133,10 @@ class DelayProtocol {
     return t.lock_epoch == experiment_.ledger.epoch() ? t.lock_debt_ns : 0;
   }
   // Credits a thread woken through `key` (see after_block) after `blocked` ns.
-  void credit_woken(ThreadDelays& t, const void* key, uint64_t blocked);
+  void credit_woken(ThreadDelays& t, const void* key, uint64_t blocked) {
+    credit_woken(t, key, blocked, handoffs_);
+  }
+  void credit_woken(ThreadDelays& t, const void* key, uint64_t blocked, const HandoffTable& table);
   // Notes what the thread owes now as the debt it holds its locks with (the _now form for a
   // caller already inside with_delays).
   void note_lock_debt(ThreadDelays& t);

@@ -63,6 +63,11 @@ std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const 
       }
     }
   });
+  for (PointSnapshot& p : out) {  // and those of the run's other processes
+    if (p.point->slot) {
+      p.counts.arrivals += p.point->slot->arrivals_elsewhere.load(std::memory_order_relaxed);
+    }
+  }
   return out;
 }
 

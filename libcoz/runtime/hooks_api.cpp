@@ -104,14 +104,44 @@ void catch_up_fully() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up_fully(t); });
 }
 
-void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack) {
+void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack,
+                WaitFor waker) {
   Runtime* rt = acting();
   // Not in a vfork child: it runs on the parent's thread state, which the parent resumes.
   if (rt && wait.thread == t_thread_state && rt->owns_this_process()) {
     Inside inside;
-    rt->blocked().after_wait(*wait.thread, wait, reinterpret_cast<uintptr_t>(caller),
-                             reinterpret_cast<uintptr_t>(stack));
+    uint64_t waited =
+        rt->blocked().after_wait(*wait.thread, wait, reinterpret_cast<uintptr_t>(caller),
+                                 reinterpret_cast<uintptr_t>(stack));
+    if (g_in_tree.load(std::memory_order_relaxed) && (waker.fd >= 0 || waker.pid > 0)) {
+      rt->woken_across(*wait.thread,
+                       waker.pid > 0 ? FdKeys::of_process(waker.pid) : rt->fd_keys().key(waker.fd),
+                       waited);
+    }
     rt->delays().catch_up_fully(*wait.thread);
+  }
+}
+
+std::atomic<bool> g_in_tree{false};
+
+void before_write_slowly(int fd) {
+  Runtime* rt = acting();
+  ThreadState* state = t_thread_state;
+  if (rt && state && rt->owns_this_process()) {
+    Inside inside;
+    if (const void* key = rt->fd_keys().key(fd)) {
+      rt->wake_across(*state, key);
+    }
+  }
+}
+
+void forget_fd(int fd, bool and_above) {
+  if (Runtime* rt = Runtime::active(); rt && rt->owns_this_process()) {
+    if (and_above) {
+      rt->fd_keys().forget_from(fd);
+    } else {
+      rt->fd_keys().forget(fd);
+    }
   }
 }
 

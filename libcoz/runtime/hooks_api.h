@@ -53,7 +53,33 @@ void catch_up_fully();
 // `stack`, a word of the hook's frame from which the stack is searched for the innermost in-scope
 // caller), credits a wait on the selected line with its virtual speedup, then pays what the
 // thread owes, as catch_up_fully().
-void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack);
+// `waker`: what may have ended the wait, when it can be another process of the run (a pipe's
+// descriptor, a child's pid; WaitFor{} when unknown): the thread is then credited up to the count
+// that process published, as a thread woken through a lock is (DelayProtocol::after_block).
+struct WaitFor {
+  int fd = -1;  // a descriptor read or polled
+  int pid = 0;  // a child process waited for
+};
+void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack,
+                WaitFor waker = {});
+
+// Process trees (runtime/shared_run.h). Whether this process has followed children or is one;
+// until then the calls below do nothing.
+extern std::atomic<bool> g_in_tree;
+// About to write to `fd`: a reader in another process may wake; publishes the thread's count
+// for it (before_wake on the run's shared table, under the pipe's key: runtime/fd_keys.h).
+void before_write_slowly(int fd);
+inline void before_write(int fd) {
+  if (g_in_tree.load(std::memory_order_relaxed)) {
+    before_write_slowly(fd);
+  }
+}
+// The program closed or replaced `fd` (every descriptor from `fd` up, for `and_above`).
+void forget_fd(int fd, bool and_above = false);
+// This process is about to start another (fork, spawn, system, popen).
+inline void starting_process() {
+  g_in_tree.store(true, std::memory_order_relaxed);
+}
 
 // Thread life cycle.
 LocalDelays current_delays();

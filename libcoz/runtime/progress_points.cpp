@@ -144,4 +144,22 @@ void ProgressPoints::for_each(const std::function<void(const ProgressPoint&)>& v
   }
 }
 
+void ProgressPoints::publish_arrivals() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (ArrivalCounter& a : arrivals_) {
+    uint64_t now = __atomic_load_n(&a.counter.count, __ATOMIC_RELAXED);
+    if (a.point->slot && now > a.published) {
+      a.point->slot->arrivals_elsewhere.fetch_add(now - a.published, std::memory_order_relaxed);
+      a.published = now;
+    }
+  }
+}
+
+void ProgressPoints::forget_published() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (ArrivalCounter& a : arrivals_) {
+    a.published = __atomic_load_n(&a.counter.count, __ATOMIC_RELAXED);
+  }
+}
+
 }  // namespace coz

@@ -37,6 +37,7 @@ struct ArrivalCounter {
   Counter counter{0, 0};
   ProgressPoint* point = nullptr;
   ArrivalCounter* next_in_thread = nullptr;  // the owning thread's list (see ThreadState)
+  uint64_t published = 0;  // of `counter`, added to the point's shared slot (publish_arrivals)
 };
 
 // A point's counts, in the process (before attach_shared()) or in shared memory.
@@ -61,6 +62,9 @@ struct SharedPoints {
     std::atomic<uint32_t> flags{0};
     char name[kMaxName + 1] = {};
     PointCounters counters;
+    // Arrivals counted by processes other than the root, as they publish them: arrival counters
+    // are per thread, in each process (the pacing of load amplification reads its own).
+    std::atomic<uint64_t> arrivals_elsewhere{0};
   };
   Slot slots[kSlots];
 
@@ -99,6 +103,11 @@ class ProgressPoints {
   // Makes the points other processes of the run added known here, and their kinds (latency,
   // arrivals) as any process has marked them.
   void adopt_shared();
+  // A child's arrivals since the last call, added to their points' shared slots (the root reads
+  // them with its own: arrivals_elsewhere). From a child's profiler thread and its shut-down.
+  void publish_arrivals();
+  // In a forked child: the arrivals counted so far are the parent's, not to be published.
+  void forget_published();
 
   // Held across fork() (Runtime::before_fork): a forked child goes on adding points.
   void before_fork() const { mutex_.lock(); }

@@ -82,13 +82,17 @@ void thread_exit(void* state) {
 
 }  // namespace
 
-Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run,
-                 ProgramLines* inherited_lines)
+Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent)
     : config_(std::move(config)),
-      own_lines_(inherited_lines ? nullptr : std::make_unique<ProgramLines>(config_, reporter_)),
-      lines_(inherited_lines ? *inherited_lines : *own_lines_),
+      own_lines_(parent ? nullptr : std::make_unique<ProgramLines>(config_, reporter_)),
+      lines_(parent ? parent->lines_ : *own_lines_),
       points_(points),
-      run_(std::move(run)) {}
+      run_(std::move(run)),
+      own_handoffs_(parent ? nullptr : std::make_unique<HandoffTable>()),
+      handoffs_(parent ? parent->handoffs_ : *own_handoffs_),
+      own_fd_keys_(parent ? nullptr : std::make_unique<FdKeys>()),
+      fd_keys_(parent ? parent->fd_keys_ : *own_fd_keys_),
+      parent_(parent) {}
 
 bool Runtime::start(const LocalDelays* forked) {
   start_ns_ = platform::monotonic_ns();
@@ -172,7 +176,9 @@ bool Runtime::start(const LocalDelays* forked) {
     t_thread_state->delays = *forked;
     t_thread_state->quiet_word = kNotQuiet;
   }
-  int wait_mode = blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns);
+  int wait_mode =
+      parent_ ? blocked_.inherit(parent_->blocked_)  // the same kernel and clock: no new tests
+              : blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns);
   blocked_.attach(*t_thread_state, platform::current_tid());
   reporter_.say(blocked_.describe(), false);
   // Written before the program runs, so even a run killed at once leaves a profile behind. A
@@ -200,6 +206,9 @@ bool Runtime::start(const LocalDelays* forked) {
   wait_hooks::set_mode(wait_mode);
   if (!forked) {
     life_.attach_existing();
+  }
+  if (!root()) {
+    hooks_api::starting_process();  // a child is in a tree from the start
   }
   if (root() && !forked) {
     publish_run(run_, config_.follow_children);  // for the programs it runs
@@ -235,6 +244,7 @@ void* Runtime::profiler_main(void* arg) {
     sample_signal::reclaim(sample_signal_handler);
     if (!self->root()) {
       self->watch_root();
+      self->points_.publish_arrivals();
     } else {
       self->points_.adopt_shared();  // a latency point a child begins mid-experiment is ticked
     }
@@ -355,6 +365,12 @@ void Runtime::finish_shutdown() {
   quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
   wait_hooks::set_mode(0);
   drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
+  if (!root()) {
+    points_.publish_arrivals();
+    if (ThreadState* t = t_thread_state) {  // for the parent that waits for this process's exit
+      delays_.before_wake(*t, FdKeys::of_process(getpid()), run_.run->handoffs);
+    }
+  }
   runner_->finish();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
   std::string why;
@@ -380,70 +396,6 @@ void Runtime::finish_shutdown() {
   run.output = config_.output;
   report_run(reporter_, run, points_);
   shutdown_done_.store(true);
-}
-
-namespace {
-Runtime* g_forking = nullptr;  // the runtime whose locks before_fork() holds
-}  // namespace
-
-void Runtime::before_fork() {
-  Runtime* rt = active();
-  if (rt && rt->owns_this_process() && rt->config_.follow_children) {
-    rt->lines_.before_fork();
-    rt->points_.before_fork();
-    g_forking = rt;
-  }
-}
-
-void Runtime::after_fork_in_parent() {
-  if (Runtime* rt = g_forking) {
-    g_forking = nullptr;
-    rt->points_.after_fork();
-    rt->lines_.after_fork();
-  }
-}
-
-void Runtime::after_fork_in_child() {
-  // The parent's runtime is not this process's: its threads, samplers and rings stayed behind.
-  active_.store(nullptr, std::memory_order_release);
-  quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
-  wait_hooks::set_mode(0);
-  Runtime* parent = g_forking;
-  g_forking = nullptr;
-  if (parent) {
-    parent->points_.after_fork();
-    parent->lines_.after_fork();
-    parent->follow_into_child();
-  }
-}
-
-void Runtime::follow_into_child() {
-  hooks_api::InsideRuntime inside;
-  LocalDelays inherited;
-  if (ThreadState* t = t_thread_state) {
-    inherited = t->delays;
-  }
-  t_thread_state = nullptr;
-  life_.forget_calling_thread();  // its exit must not detach the parent's state
-  lines_.clear_counts();          // the child counts its own samples
-  JoinedRun run = run_;
-  run.role = RunRole::kFollower;
-  run.run->processes.fetch_add(1, std::memory_order_relaxed);
-  // Never freed, as the first runtime: the child's threads may sample until it exits.
-  auto* child = new Runtime(config_, points_, std::move(run), &lines_);
-  child->start(&inherited);
-}
-
-void Runtime::watch_root() {
-  if (root_gone_ || kill(run_.root_pid, 0) == 0 || errno != ESRCH) {
-    return;
-  }
-  root_gone_ = true;
-  experiment_.selected.store(0, std::memory_order_release);
-  experiment_.ledger.end();
-  reporter_.say("the run's root process " + std::to_string(run_.root_pid) +
-                    " has gone: its experiment is over",
-                false);
 }
 
 }  // namespace coz

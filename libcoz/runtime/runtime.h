@@ -31,6 +31,7 @@
 #include "runtime/command_line_points.h"
 #include "runtime/delay_protocol.h"
 #include "runtime/experiment_runner.h"
+#include "runtime/fd_keys.h"
 #include "runtime/program_lines.h"
 #include "runtime/progress_points.h"
 #include "runtime/real_delay_environment.h"
@@ -47,9 +48,10 @@ class Runtime {
  public:
   // `points` outlives the runtime: programs may look counters up before it starts. `run` is the
   // run this process takes part in (as root or follower; not kOff). A forked child's runtime
-  // keeps its parent's `inherited_lines` (the same code at the same addresses), mapped already.
-  Runtime(RunConfig config, ProgressPoints& points, JoinedRun run,
-          ProgramLines* inherited_lines = nullptr);
+  // keeps its `parent`'s lines (the same code at the same addresses, mapped already), hand-off
+  // table and descriptor keys (copies of the parent's memory, written on demand): a child made
+  // for a few milliseconds of work does not zero or map them again.
+  Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent = nullptr);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
@@ -77,6 +79,18 @@ class Runtime {
   // The parts the hooks act through (hooks_api.cpp), for the calling thread.
   DelayProtocol& delays() { return delays_; }
   BlockedTime& blocked() { return blocked_; }
+  FdKeys& fd_keys() { return fd_keys_; }
+  // Across the run's processes (a pipe, a child's exit): publishes the thread's count under
+  // `key` for a waiter in another process, and credits a thread whose wait of `waited_ns` such a
+  // waker ended (DelayProtocol::before_wake and after_block, on the run's shared table).
+  void wake_across(ThreadState& t, const void* key) {
+    delays_.before_wake(t, key, run_.run->handoffs);
+  }
+  void woken_across(ThreadState& t, const void* key, uint64_t waited_ns) {
+    if (key) {
+      delays_.woken_across(t, run_.run->handoffs, key, waited_ns);
+    }
+  }
   ThreadLife& threads() { return life_; }
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own. Locks and
   // allocates.
@@ -125,7 +139,10 @@ class Runtime {
   ThreadRegistry threads_;
   CommandLinePoints command_line_points_{threads_};
   ExperimentState& experiment_{run_.run->experiment};  // the run's, shared by its processes
-  HandoffTable handoffs_;                              // this process's own
+  std::unique_ptr<HandoffTable> own_handoffs_;         // null in a forked child, as own_lines_
+  HandoffTable& handoffs_;                             // this process's own
+  std::unique_ptr<FdKeys> own_fd_keys_;
+  FdKeys& fd_keys_;
   AmplifySettings amplify_;
   SampleAttribution attribution_{lines_.map(), experiment_, command_line_points_};
   RealDelayEnvironment environment_{attribution_, points_};
@@ -144,7 +161,8 @@ class Runtime {
   std::atomic<bool> shutdown_done_{false};
   std::atomic<bool> signal_shutdown_{false};  // the profiler thread writes the final records
   pid_t pid_ = 0;
-  bool root_gone_ = false;  // watch_root() ended the root's experiment
+  Runtime* parent_ = nullptr;  // in a forked child: the parent's runtime (a copy, never running)
+  bool root_gone_ = false;     // watch_root() ended the root's experiment
 };
 
 }  // namespace coz

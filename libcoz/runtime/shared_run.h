@@ -17,6 +17,7 @@
 #include <string>
 
 #include "experiment/experiment_state.h"
+#include "experiment/handoff_table.h"
 #include "runtime/progress_points.h"
 
 namespace coz {
@@ -29,6 +30,9 @@ struct SharedRun {
   std::atomic<uint64_t> processes{1};  // processes that took part, the root included
   ExperimentState experiment;
   SharedPoints points;
+  // Counts published by wakers in one process for waiters in another, under keys that mean the
+  // same in every process (runtime/fd_keys.h): a pipe's file, a child's pid.
+  HandoffTable handoffs;
 };
 
 // How this process takes part in the run.

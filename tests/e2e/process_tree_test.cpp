@@ -105,6 +105,21 @@ TEST(ProcessTree, SpawnedProgramsJoinTheRun) {
   EXPECT_GT(child_samples(t, line_name("children.c", "child-work")), 500u);
 }
 
+TEST(ProcessTree, RequestsBegunInOneProcessAndEndedInAnotherHaveALatency) {
+  TempDir dir;
+  Tree t = run_children(dir, {"latency", "1500"});
+  EXPECT_EQ(t.out, "done 1\n");
+  uint64_t arrivals = 0, departures = 0;
+  for (const Record& r : records_of(t.profile, RecordKind::kLatencyPoint)) {
+    EXPECT_EQ(r.text("name"), "request");
+    arrivals += r.u64("arrivals");
+    departures += r.u64("departures");
+  }
+  EXPECT_GT(departures, 100u) << "the worker's COZ_END counts with the parent's COZ_BEGIN";
+  EXPECT_LE(departures, arrivals + 2);
+  EXPECT_GE(departures + 2 * t.processes.size() + 10, arrivals);
+}
+
 TEST(ProcessTree, AThousandShortChildrenLeaveOutputAndStatusAlone) {
   TempDir dir;
   Tree t = run_children(dir, {"many", "1000"});

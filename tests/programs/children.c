@@ -4,6 +4,8 @@
 //   children spawn MS       the same with one worker started by posix_spawn (a new image)
 //   children many N         N children one after another, each exits at once with status 7;
 //                           counts those reaped with it
+//   children latency MS     requests begin in the parent (COZ_BEGIN "request") and end in a
+//                           forked worker (COZ_END), one at a time over two pipes
 //   children daemon MS FILE a grandchild in a new session with every descriptor closed spins
 //                           for MS and then creates FILE; the parent returns at once
 // Prints "done <n>" (visits seen by the parent, or children reaped) and exits with status 3.
@@ -78,6 +80,42 @@ int main(int argc, char** argv) {
     }
     int reaped = reap_all(2);
     printf("done %d\n", reaped);
+    return 3;
+  }
+  if (strcmp(mode, "latency") == 0) {
+    int to[2], from[2];
+    if (pipe(to) != 0 || pipe(from) != 0) {
+      return 2;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {  // the worker: serves each request, ends it, answers
+      close(to[1]);
+      close(from[0]);
+      char c;
+      while (read(to[0], &c, 1) == 1) {
+        work(0.2);
+        COZ_END("request");
+        if (write(from[1], &c, 1) != 1) {
+          break;
+        }
+      }
+      _exit(0);
+    }
+    close(to[0]);
+    close(from[1]);
+    double end = now_ms() + n;
+    int served = 0;
+    char c = 'r';
+    while (now_ms() < end) {
+      COZ_BEGIN("request");
+      if (write(to[1], &c, 1) != 1 || read(from[0], &c, 1) != 1) {
+        return 2;
+      }
+      served++;
+    }
+    close(to[1]);
+    reap_all(1);
+    printf("done %d\n", served > 0 ? 1 : 0);
     return 3;
   }
   if (strcmp(mode, "many") == 0) {
