@@ -143,6 +143,7 @@ pid_t start_program(const Session& s, double load, SignalRelay* relay, std::stri
       preload = std::string(old) + ":" + s.preload.path();
     }
     setenv("LD_PRELOAD", preload.c_str(), 1);
+    unsetenv("COZ_SHARED");  // an outer run's, when this coz runs inside a profiled program
     std::vector<char*> argv;
     for (const std::string& a : s.options.command) {
       argv.push_back(const_cast<char*>(a.c_str()));
