@@ -502,6 +502,27 @@ int main(int argc, char** argv) {
     printf("parent: child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
     return 0;
   }
+  if (strcmp(mode, "children") == 0) {  /* 1000 short children: half exit 3, half write a line */
+    spin(work() / 4);
+    fflush(stdout);
+    int codes = 0, lines = 0;
+    for (int i = 0; i < 1000; i++) {
+      pid_t child = fork();
+      if (child == 0) {
+        if (i % 2) _exit(3);
+        printf("child %d\n", i);
+        exit(0);
+      }
+      int status = 0;
+      if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status)) {
+        if (WEXITSTATUS(status) == 3) codes++;
+        if (WEXITSTATUS(status) == 0) lines++;
+      }
+    }
+    spin(work() / 4);
+    printf("1000 children: %d exited 3, %d wrote a line\n", codes, lines);
+    return 0;
+  }
   if (strcmp(mode, "vfork") == 0) {
     spin(work() / 2);
     fflush(stdout);
