@@ -17,7 +17,7 @@ Runtime* g_forking = nullptr;  // the runtime whose locks before_fork() holds
 
 void Runtime::before_fork() {
   Runtime* rt = active();
-  if (rt && rt->owns_this_process() && rt->config_.follow_children) {
+  if (rt && rt->owns_this_process() && rt->config_.follow_children && rt->run_.shared) {
     rt->lines_.before_fork();
     rt->points_.before_fork();
     g_forking = rt;

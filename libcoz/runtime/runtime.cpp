@@ -83,7 +83,7 @@ void thread_exit(void* state) {
 }  // namespace
 
 Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent)
-    : config_(std::move(config)),
+    : config_(with_root(std::move(config), run)),
       own_lines_(parent ? nullptr : std::make_unique<ProgramLines>(config_, reporter_)),
       lines_(parent ? parent->lines_ : *own_lines_),
       points_(points),

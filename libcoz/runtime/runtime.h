@@ -103,6 +103,14 @@ class Runtime {
 
  private:
   static void* profiler_main(void* self);
+  // `config` as this process's runtime uses it: a follower's messages are the root's to say
+  // (Reporter: only --verbose ones from other processes), with or without `coz run`.
+  static RunConfig with_root(RunConfig config, const JoinedRun& run) {
+    if (run.role == RunRole::kFollower) {
+      config.root_pid = static_cast<uint64_t>(run.root_pid);
+    }
+    return config;
+  }
   // fork()'s handlers (pthread_atfork, registered once per image): the parent holds the locks a
   // forked child's runtime goes on using (the line table's, the points'), so no other thread of
   // the parent holds them as it forks; in the child the runtime starts again as a follower.

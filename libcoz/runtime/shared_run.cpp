@@ -55,6 +55,7 @@ JoinedRun start(bool follow) {
   if (fd >= 0) {
     g_run_fd.store(own_fds::move_high(fd), std::memory_order_relaxed);
     own_fds::adopt(&g_run_fd);
+    joined.shared = true;
   }
   return joined;
 }
@@ -96,13 +97,14 @@ JoinedRun join_run(bool follow) {
   }
   run->processes.fetch_add(1, std::memory_order_relaxed);
   joined.role = RunRole::kFollower;
+  joined.shared = true;
   joined.run = run;
   return joined;
 }
 
 void publish_run(const JoinedRun& joined, bool follow) {
   char spec[64];
-  int fd = follow ? g_run_fd.load(std::memory_order_relaxed) : -1;
+  int fd = follow && joined.shared ? g_run_fd.load(std::memory_order_relaxed) : -1;
   snprintf(spec, sizeof spec, "%d:%d", static_cast<int>(joined.root_pid), fd);
   setenv(kSharedRunVariable, spec, 1);
 }

@@ -45,6 +45,7 @@ enum class RunRole {
 struct JoinedRun {
   RunRole role = RunRole::kOff;
   SharedRun* run = nullptr;  // null when kOff
+  bool shared = false;       // mapped by the run's other processes (else children are not followed)
   pid_t root_pid = 0;
   std::string why;  // kOff: why this process is not profiled (empty: said nothing)
 };
