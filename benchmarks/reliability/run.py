@@ -61,7 +61,7 @@ CRASH_RE = re.compile(rb"(Segmentation fault|Aborted|core dumped|terminate calle
                       rb"corrupted |Assertion .* failed|std::bad_alloc|std::length_error|"
                       rb"std::out_of_range|Floating point exception|Bus error|Illegal instruction)")
 FAILURE_RE = re.compile(r"(could not|cannot|can't|failed|not written|no space|too large|error)", re.I)
-RECORD_TYPES = {"startup", "experiment", "throughput-point", "latency-point", "arrival-point",
+RECORD_TYPES = {"process", "startup", "experiment", "throughput-point", "latency-point", "arrival-point",
                 "runtime", "samples", "warning"}
 IS_ROOT = os.geteuid() == 0
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,26 +25,37 @@ size_t mapped_size() {
   return (sizeof(SharedRun) + page - 1) / page * page;
 }
 
-SharedRun* map(int fd) {
-  void* p = mmap(nullptr, mapped_size(), PROT_READ | PROT_WRITE,
-                 fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
+// `fd` < 0: anonymous memory, shared with forked children only (`shared`), or private.
+SharedRun* map(int fd, bool shared) {
+  int flags = fd >= 0 ? MAP_SHARED : (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
+  void* p = mmap(nullptr, mapped_size(), PROT_READ | PROT_WRITE, flags, fd, 0);
   return p == MAP_FAILED ? nullptr : static_cast<SharedRun*>(p);
+}
+
+// Whether a memfd of the segment's size fits under the file size limit (ulimit -f): growing it
+// past the limit would raise SIGXFSZ, which kills the program.
+bool fits_size_limit() {
+  rlimit limit;
+  return getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+         limit.rlim_cur >= mapped_size();
 }
 
 JoinedRun start(bool follow) {
   JoinedRun joined;
   joined.role = RunRole::kRoot;
   joined.root_pid = getpid();
-  int fd = follow ? memfd_create("coz-run", MFD_CLOEXEC) : -1;
+  int fd = follow && fits_size_limit() ? memfd_create("coz-run", MFD_CLOEXEC) : -1;
   if (fd >= 0 && ftruncate(fd, static_cast<off_t>(mapped_size())) != 0) {
     close(fd);
     fd = -1;
   }
-  SharedRun* run = map(fd);
-  if (!run && fd >= 0) {  // not shared, then: children are left unprofiled
+  // Without a memfd, anonymous shared memory: forked children still follow; programs the
+  // process runs cannot find it, and are left unprofiled.
+  SharedRun* run = map(fd, follow);
+  if (!run && fd >= 0) {
     close(fd);
     fd = -1;
-    run = map(-1);
+    run = map(-1, follow);
   }
   if (!run) {
     joined.role = RunRole::kOff;
@@ -55,8 +67,8 @@ JoinedRun start(bool follow) {
   if (fd >= 0) {
     g_run_fd.store(own_fds::move_high(fd), std::memory_order_relaxed);
     own_fds::adopt(&g_run_fd);
-    joined.shared = true;
   }
+  joined.shared = follow;
   return joined;
 }
 
@@ -86,7 +98,7 @@ JoinedRun join_run(bool follow) {
     }
     return joined;
   }
-  SharedRun* run = map(own);
+  SharedRun* run = map(own, true);
   close(own);  // the mapping stays
   if (!run || run->magic != SharedRun::kMagic || run->size != sizeof(SharedRun)) {
     joined.why = "the run's shared memory is from another version of the profiler";
