@@ -78,8 +78,15 @@ void set_entry(int fd, std::atomic<int>* slot, const struct stat* identity = nul
   }
 }
 
+}  // namespace
+
 // A fork child's descriptors are copies the profiler no longer uses: the program may close them.
+// Once per process: the runtime's own fork handler calls it first (its child registers new
+// descriptors), and the handler registered here runs later and must leave those alone.
 void forget_all_in_child() {
+  if (g_owner.load(std::memory_order_relaxed) == getpid()) {
+    return;
+  }
   for (auto& c : g_chunks) {
     c.store(nullptr, std::memory_order_relaxed);  // the parent's pages stay mapped, unused
   }
@@ -89,6 +96,8 @@ void forget_all_in_child() {
   g_locked.store(false, std::memory_order_relaxed);
   t_depth = 0;
 }
+
+namespace {
 
 __attribute__((constructor)) void register_fork_handler() {
   pthread_atfork(nullptr, nullptr, forget_all_in_child);

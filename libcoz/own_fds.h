@@ -45,6 +45,9 @@ bool room_for_one_more(long* limit);
 // False in a vfork() child, which shares this table but not the descriptors: the hooks leave the
 // child's descriptors alone.
 bool owned_here();
+// In a child made by fork(): empties the table (and frees its lock, which another thread of the
+// parent may have held), once per process; fork()'s child handlers call it.
+void forget_all_in_child();
 
 // Makes `fd` free for the program (dup2/dup3 onto it): moves the profiler's descriptor there to
 // another number. Call with the table locked. False (errno set) if it could not be moved.

@@ -93,27 +93,33 @@ char** collect_args(char** out, const char* first, va_list ap, bool with_env) {
 }  // namespace
 
 COZ_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  api::before_exec();
   ProgramMask mask(true);
   return real().execve(path, argv, envp);
 }
 COZ_EXPORT int execv(const char* path, char* const argv[]) {
+  api::before_exec();
   ProgramMask mask(true);
   return real().execv(path, argv);
 }
 COZ_EXPORT int execvp(const char* file, char* const argv[]) {
+  api::before_exec();
   ProgramMask mask(true);
   return real().execvp(file, argv);
 }
 COZ_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  api::before_exec();
   ProgramMask mask(true);
   return real().execvpe(file, argv, envp);
 }
 COZ_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  api::before_exec();
   ProgramMask mask(true);
   return real().fexecve(fd, argv, envp);
 }
 COZ_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
                         int flags) {
+  api::before_exec();
   ProgramMask mask(true);
   return real().execveat(dirfd, path, argv, envp, flags);
 }
@@ -124,6 +130,7 @@ COZ_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* c
   char** argv = static_cast<char**>(alloca((count_args(ap) + 2) * sizeof(char*))); \
   [[maybe_unused]] char** envp = collect_args(argv, arg, ap, with_env);            \
   va_end(ap);                                                                      \
+  api::before_exec();                                                              \
   ProgramMask mask(true);                                                          \
   return call
 

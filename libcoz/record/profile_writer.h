@@ -35,6 +35,8 @@ class ProfileWriter {
   // Opens `path` for appending, creating it. On failure returns false and sets `error` to a
   // sentence that names the path and the reason.
   bool open(const std::string& path, std::string* error);
+  // The profile's absolute path, once open.
+  const std::string& path() const { return path_; }
 
   // Writes the blocks still waiting, then this one, holding `experiments` experiments. True when
   // everything is in the file; otherwise false with `error` set to why (this block then waits

@@ -31,6 +31,11 @@ class FdKeys {
     }
     return k == kNone ? nullptr : reinterpret_cast<const void*>(k);
   }
+  // The same, from the file itself (and cached anew).
+  const void* fresh(int fd) {
+    forget(fd);
+    return key(fd);
+  }
   void forget(int fd) {
     if (fd >= 0 && fd < kCached) {
       keys_[fd].store(0, std::memory_order_relaxed);

@@ -114,9 +114,11 @@ void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* st
         rt->blocked().after_wait(*wait.thread, wait, reinterpret_cast<uintptr_t>(caller),
                                  reinterpret_cast<uintptr_t>(stack));
     if (g_in_tree.load(std::memory_order_relaxed) && (waker.fd >= 0 || waker.pid > 0)) {
-      rt->woken_across(*wait.thread,
-                       waker.pid > 0 ? FdKeys::of_process(waker.pid) : rt->fd_keys().key(waker.fd),
-                       waited);
+      // The key read afresh (a slow path): a number the program closed through a libc-internal
+      // call (fclose, pclose) and reused has no stale key here.
+      rt->woken_across(
+          *wait.thread,
+          waker.pid > 0 ? FdKeys::of_process(waker.pid) : rt->fd_keys().fresh(waker.fd), waited);
     }
     rt->delays().catch_up_fully(*wait.thread);
   }
@@ -132,6 +134,12 @@ void before_write_slowly(int fd) {
     if (const void* key = rt->fd_keys().key(fd)) {
       rt->wake_across(*state, key);
     }
+  }
+}
+
+void before_exec() {
+  if (Runtime* rt = acting()) {
+    rt->before_exec();
   }
 }
 

@@ -76,6 +76,8 @@ inline void before_write(int fd) {
 }
 // The program closed or replaced `fd` (every descriptor from `fd` up, for `and_above`).
 void forget_fd(int fd, bool and_above = false);
+// This process is about to replace its image (the exec family).
+void before_exec();
 // This process is about to start another (fork, spawn, system, popen).
 inline void starting_process() {
   g_in_tree.store(true, std::memory_order_relaxed);

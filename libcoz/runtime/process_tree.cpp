@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "own_fds.h"
 #include "runtime/hooks_api.h"
 #include "runtime/quiet_hooks.h"
 #include "runtime/runtime.h"
@@ -34,6 +35,10 @@ void Runtime::after_fork_in_parent() {
 }
 
 void Runtime::after_fork_in_child() {
+  // First the table of the profiler's descriptors (its own handler, registered after this one,
+  // would run too late): the child's runtime registers new ones, and another thread of the
+  // parent may have held the table's lock as it forked.
+  own_fds::forget_all_in_child();
   // The parent's runtime is not this process's: its threads, samplers and rings stayed behind.
   active_.store(nullptr, std::memory_order_release);
   quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
@@ -62,6 +67,8 @@ void Runtime::follow_into_child() {
   run.run->processes.fetch_add(1, std::memory_order_relaxed);
   // Never freed, as the first runtime: the child's threads may sample until it exits.
   auto* child = new Runtime(config_, points_, std::move(run), this);
+  child->life_.reuse_key(life_);           // one key per image, however many generations fork
+  child->config_.output = writer_.path();  // absolute: the program may have changed directory
   child->start(&inherited);
 }
 
@@ -75,6 +82,15 @@ void Runtime::watch_root() {
   reporter_.say("the run's root process " + std::to_string(run_.root_pid) +
                     " has gone: its experiment is over",
                 false);
+}
+
+void Runtime::before_exec() {
+  // The new image starts a run of its own (its memory is not this one's): the children this
+  // process leaves behind must not go on paying an experiment nobody will end.
+  if (root() && owns_this_process()) {
+    experiment_.selected.store(0, std::memory_order_release);
+    experiment_.ledger.end();
+  }
 }
 
 }  // namespace coz

@@ -1,6 +1,8 @@
 // Registry of source-level progress points (see progress_points.h).
 #include "runtime/progress_points.h"
 
+#include <sched.h>
+
 #include <cstring>
 
 namespace coz {
@@ -21,8 +23,12 @@ SharedPoints::Slot* SharedPoints::find_or_add(const std::string& full) {
         return &s;
       }
     }
-    // Named, or being named by another process: wait (briefly) for the name.
-    for (int i = 0; i < 100000 && state == kNaming; i++) {
+    // Named, or being named by another process: wait for the name (yielding: the namer may
+    // be preempted; a namer that died leaves the slot to be skipped after a while).
+    for (int i = 0; i < 1000000 && state == kNaming; i++) {
+      if (i % 64 == 63) {
+        sched_yield();
+      }
       state = s.state.load(std::memory_order_acquire);
     }
     if (state == kReady && name == s.name) {

@@ -100,7 +100,9 @@ bool Runtime::start(const LocalDelays* forked) {
   if (config_.exec_ns == 0 || config_.exec_ns > start_ns_ || !root()) {
     config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
   }
-  lines_.map_new_objects();
+  if (!forked) {  // a forked child has its parent's map (dl_iterate_phdr's lock may be held)
+    lines_.map_new_objects();
+  }
   std::string error = lines_.no_lines_reason();
   if (!error.empty() && root()) {
     fail(error);
@@ -175,6 +177,12 @@ bool Runtime::start(const LocalDelays* forked) {
   if (forked) {
     t_thread_state->delays = *forked;
     t_thread_state->quiet_word = kNotQuiet;
+  } else if (!root()) {
+    // A program another process of the run started: it owes nothing of what was inserted before
+    // it existed (the process that started it took that).
+    uint64_t word = experiment_.ledger.word();
+    t_thread_state->delays.epoch = epoch_count::epoch(word);
+    t_thread_state->delays.ns = epoch_count::ns(word);
   }
   int wait_mode =
       parent_ ? blocked_.inherit(parent_->blocked_)  // the same kernel and clock: no new tests
@@ -247,6 +255,9 @@ void* Runtime::profiler_main(void* arg) {
       self->points_.publish_arrivals();
     } else {
       self->points_.adopt_shared();  // a latency point a child begins mid-experiment is ticked
+      if (self->run_.run->processes.load(std::memory_order_relaxed) > 1) {
+        hooks_api::starting_process();  // children made without a hook (vfork, then exec)
+      }
     }
   });
   if (self->signal_shutdown_.load(std::memory_order_acquire)) {

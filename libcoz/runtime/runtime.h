@@ -86,6 +86,8 @@ class Runtime {
   void wake_across(ThreadState& t, const void* key) {
     delays_.before_wake(t, key, run_.run->handoffs);
   }
+  // About to replace this process's image (an exec that may succeed).
+  void before_exec();
   void woken_across(ThreadState& t, const void* key, uint64_t waited_ns) {
     if (key) {
       delays_.woken_across(t, run_.run->handoffs, key, waited_ns);

@@ -48,7 +48,11 @@ bool ThreadLife::start(SamplerBackend* backend, void (*at_exit)(void*),
                        std::function<void()> last_gone, std::string* error) {
   backend_ = backend;
   last_gone_ = std::move(last_gone);
-  pthread_key_create(&key_, at_exit);
+  if (!have_key_ && pthread_key_create(&key_, at_exit) != 0) {
+    *error = "no thread-specific key left (pthread_key_create)";
+    return false;
+  }
+  have_key_ = true;
   // Sample this thread first: if perf_event is refused, nothing else will work either.
   ThreadState* self = threads_.attach(platform::current_tid(), backend_, error);
   if (!self) {

@@ -52,6 +52,12 @@ class ThreadLife {
   // In a forked child, for the parent's runtime: the calling thread's state is the parent's, so
   // its exit must not detach it.
   void forget_calling_thread() { pthread_setspecific(key_, nullptr); }
+  // In a forked child: the parent's key (its destructor is the same), not a new one each
+  // generation (keys run out at 1024).
+  void reuse_key(const ThreadLife& parent) {
+    key_ = parent.key_;
+    have_key_ = true;
+  }
 
   // In a new thread, first thing: `inherited` is its creator's delay count (delays the creator
   // took also delayed the creation).
@@ -76,6 +82,7 @@ class ThreadLife {
   const Reporter& reporter_;
   SamplerBackend* backend_ = nullptr;
   pthread_key_t key_{};  // its destructor detaches an exiting thread
+  bool have_key_ = false;
   std::function<void()> last_gone_;
   // Program threads being sampled; when the last one exits (main called pthread_exit), the
   // runtime shuts down so its own profiler thread does not keep the process alive.
