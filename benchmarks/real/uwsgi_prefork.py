@@ -112,6 +112,10 @@ def fetch():
     dl = os.path.join(UWSGI, "dl")
     tarball = os.path.join(dl, f"uwsgi-{VERSION}.tar.gz")
     if not os.path.exists(tarball):
+        if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode != 0:
+            # Debian 12's python3 has no pip of its own: install it (the benchmark's only extra).
+            sudo = [] if os.geteuid() == 0 else ["sudo"]
+            prepare.run(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "python3-pip"])
         prepare.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
                      "-d", dl, f"uwsgi=={VERSION}"])
     return tarball
