@@ -3,8 +3,10 @@
 // held by other processes (sleeps are in sleep_hooks.cpp). Each is timed for off-CPU profiling
 // (runtime/wait_hooks.h): a call that did not wait costs a few loads; one that waited becomes
 // blocked samples of its calling line, and then the thread pays what others inserted meanwhile, as
-// after a sleep (no thread of the program woke it, so no credit). Results and errno are the real
-// call's.
+// after a sleep (no thread of the program woke it, so no credit). Between the processes of a run,
+// pipe writes, and the reads, polls and waits for children they end, hand over delay counts
+// (runtime/fd_keys.h); a socket has no key, so the socket-only calls (send, recv and their kin)
+// do not look for one. Results and errno are the real call's.
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
@@ -69,35 +71,30 @@ COZ_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t at) {
 }
 
 COZ_EXPORT ssize_t recv(int fd, void* buf, size_t n, int flags) {
-  return timed(COZ_CALLER, on_fd(fd), [=] { return real().recv(fd, buf, n, flags); });
+  return timed(COZ_CALLER, [=] { return real().recv(fd, buf, n, flags); });
 }
 COZ_EXPORT ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from,
                             socklen_t* len) {
-  return timed(COZ_CALLER, on_fd(fd),
-               [=] { return real().recvfrom(fd, buf, n, flags, from, len); });
+  return timed(COZ_CALLER, [=] { return real().recvfrom(fd, buf, n, flags, from, len); });
 }
 COZ_EXPORT ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
-  return timed(COZ_CALLER, on_fd(fd), [=] { return real().recvmsg(fd, msg, flags); });
+  return timed(COZ_CALLER, [=] { return real().recvmsg(fd, msg, flags); });
 }
 COZ_EXPORT ssize_t send(int fd, const void* buf, size_t n, int flags) {
-  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().send(fd, buf, n, flags); });
 }
 COZ_EXPORT ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to,
                           socklen_t len) {
-  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().sendto(fd, buf, n, flags, to, len); });
 }
 COZ_EXPORT ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
-  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().sendmsg(fd, msg, flags); });
 }
 COZ_EXPORT int recvmmsg(int fd, struct mmsghdr* msgs, unsigned int n, int flags,
                         struct timespec* timeout) {
-  return timed(COZ_CALLER, on_fd(fd), [=] { return real().recvmmsg(fd, msgs, n, flags, timeout); });
+  return timed(COZ_CALLER, [=] { return real().recvmmsg(fd, msgs, n, flags, timeout); });
 }
 COZ_EXPORT int sendmmsg(int fd, struct mmsghdr* msgs, unsigned int n, int flags) {
-  coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().sendmmsg(fd, msgs, n, flags); });
 }
 COZ_EXPORT ssize_t sendfile(int out, int in, off_t* at, size_t n) {
