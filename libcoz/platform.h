@@ -46,6 +46,11 @@ inline void set_sample_signal(int sig) {
   g_sample_signal.store(sig, std::memory_order_relaxed);
 }
 
+// A sample of the CPU-time timer sampler (sample/timer_sampler.h) arrives as SI_TIMER with this
+// tag in the upper half of its 64-bit sigev_value and the sampler's token in the lower half: the
+// program's own timers on the signal carry whatever value it chose, which the handler forwards.
+inline constexpr uint64_t kTimerSampleTag = 0xC02A5A3Bull << 32;
+
 // The program as it was started (argv[0]), for the profile's startup record.
 inline const char* program_name() {
   return program_invocation_name ? program_invocation_name : "";
@@ -107,6 +112,30 @@ inline bool follows_call(uintptr_t addr) {
 #endif
 }
 
+// The interrupted thread's instruction, stack and frame pointers, from a signal handler's context.
+struct Registers {
+  uintptr_t ip = 0;
+  uintptr_t sp = 0;
+  uintptr_t fp = 0;
+};
+inline Registers interrupted_registers(const void* context) {
+  Registers r;
+  if (!context) {
+    return r;
+  }
+  const mcontext_t& m = static_cast<const ucontext_t*>(context)->uc_mcontext;
+#if defined(__x86_64__)
+  r.ip = static_cast<uintptr_t>(m.gregs[REG_RIP]);
+  r.sp = static_cast<uintptr_t>(m.gregs[REG_RSP]);
+  r.fp = static_cast<uintptr_t>(m.gregs[REG_RBP]);
+#elif defined(__aarch64__)
+  r.ip = static_cast<uintptr_t>(m.pc);
+  r.sp = static_cast<uintptr_t>(m.sp);
+  r.fp = static_cast<uintptr_t>(m.regs[29]);
+#endif
+  return r;
+}
+
 // From a signal handler: if the interrupted thread was in a system call the kernel set up to
 // restart (SA_RESTART), make that call return EINTR instead, as without SA_RESTART. The kernel
 // leaves the instruction pointer on the `syscall` instruction with the call's number in rax.
@@ -122,7 +151,7 @@ inline void fail_restarted_syscall_with_eintr(void* context) {
     regs[REG_RIP] = static_cast<greg_t>(ip + 2);
   }
 #else
-  (void)context;                                 // elsewhere the call restarts, as with SA_RESTART
+  (void)context;  // elsewhere the call restarts, as with SA_RESTART
 #endif
 }
 

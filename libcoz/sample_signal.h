@@ -3,7 +3,8 @@
 // keeps the signal unblocked in every thread. For the program the signal stays its own:
 // - its sigaction()/signal() for it are recorded, not installed, and read back as it set them;
 //   the profiler's handler passes every signal that is not a sample (told apart by si_code and
-//   si_fd: samples come from a perf_event descriptor as POLL_IN/POLL_HUP) to that disposition,
+//   si_fd: samples come from a perf_event descriptor as POLL_IN/POLL_HUP, or from the timer
+//   sampler as SI_TIMER with a tagged value) to that disposition,
 //   with the program's sa_mask and flags;
 // - its masks are applied without the signal, but each thread's mask reads back with the signal
 //   blocked if the program blocked it.
@@ -36,8 +37,12 @@ void program_action(struct sigaction* out);
 // The program's sigaction(): records `act` (if not null) and returns the previous one in `old`.
 void set_program_action(const struct sigaction* act, struct sigaction* old);
 
+// The sampler token a signal carries (ThreadSampler::signal_fd): perf's descriptor (si_fd of a
+// POLL_* signal) or the timer sampler's number (an SI_TIMER value with the tag in platform.h);
+// -1 for any other signal.
+int token(const siginfo_t* info);
 // Whether a signal with this siginfo is a sample (and not the program's own).
-bool is_sample(const siginfo_t* info, bool fd_is_a_sampler);
+bool is_sample(const siginfo_t* info, bool token_is_a_sampler);
 // Runs the program's disposition for a signal it sent. Returns false when that disposition is
 // the default (terminate): the caller then ends the process as the signal would have.
 bool forward(int sig, siginfo_t* info, void* context);

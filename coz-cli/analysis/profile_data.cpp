@@ -183,6 +183,7 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       run.program = r.text(vocab::key::kProgram);
       run.written_by_coz = !r.find(vocab::key::kFormat);  // ours always says its format
       run.off_cpu = r.text(vocab::key::kOffCpu);
+      run.sampler = r.text(vocab::key::kSampler);
       Process& root = run.processes.emplace_back();
       root.pid = process_id(r, vocab::key::kPid);
       root.parent = process_id(r, vocab::key::kParent);
@@ -308,6 +309,11 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       Run& run = current_run(file);
       run.has_runtime = true;
       run.runtime_ns += time;
+      double resolution = 0;
+      if (r.find(vocab::key::kSamplerResolution) &&
+          whole(r, vocab::key::kSamplerResolution, kMaxRecordNs, 0, &resolution)) {
+        run.sampler_resolution_ns = resolution;
+      }
       st->open = 0;
       break;
     }

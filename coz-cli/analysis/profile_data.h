@@ -83,6 +83,10 @@ struct Run {
   // How the runtime measured blocked time, as its startup record says: "calls" (timed blocking
   // calls), "off" (not measured), another word kept as written, or empty when it does not say.
   std::string off_cpu;
+  // How threads were sampled, as the startup record says: "perf", "timer", or empty (older
+  // profiles, Coz's: perf); and the timer's measured CPU time per signal (0: not said).
+  std::string sampler;
+  double sampler_resolution_ns = 0;
   // The root first (when the run has a startup record), then the others as the profile names
   // them. Their samples add up to `samples` and `blocked`, less those of samples records without
   // a pid in a run without a root (Coz's profiles).

@@ -153,10 +153,23 @@ bool check_debug_info(const Program& program, const RunConfig& options, std::str
   return true;
 }
 
-bool check_perf_event(std::string* error) {
+bool check_sampler(const RunConfig& config, std::string* error) {
+  if (config.sampler == SamplerRequest::kTimer) {
+    return true;  // any process may time its own threads
+  }
   SamplerSettings settings;
   PerfSamplerBackend backend(settings);
-  return backend.open_thread(platform::current_tid(), error) != nullptr;
+  if (backend.open_thread(platform::current_tid(), error) != nullptr) {
+    return true;
+  }
+  if (config.sampler == SamplerRequest::kAuto && PerfSamplerBackend::refused(errno)) {
+    error->clear();
+    return true;  // the runtime samples with CPU-time timers
+  }
+  if (config.sampler == SamplerRequest::kPerf && PerfSamplerBackend::refused(errno)) {
+    *error += "; or sample without perf_event: --sampler timer";
+  }
+  return false;
 }
 
 bool check_output_writable(const std::string& path, std::string* error) {

@@ -19,7 +19,8 @@ struct Program {
 bool resolve_program(const std::string& name, Program* out, std::string* error);
 bool check_preloadable(const Program& program, std::string* error);
 bool check_debug_info(const Program& program, const RunConfig& config, std::string* error);
-bool check_perf_event(std::string* error);
+// perf_event works here, or the config lets the runtime sample with CPU-time timers instead.
+bool check_sampler(const RunConfig& config, std::string* error);
 bool check_output_writable(const std::string& path, std::string* error);
 
 // Exit statuses for failures before the program runs (shell conventions where they exist), besides

@@ -98,7 +98,8 @@ int prepare(const std::vector<std::string>& args, Session* s) {
                     : kExitNotFound);
   }
   if (!check_preloadable(s->program, &error) ||
-      !check_debug_info(s->program, s->options.config, &error) || !check_perf_event(&error)) {
+      !check_debug_info(s->program, s->options.config, &error) ||
+      !check_sampler(s->options.config, &error)) {
     return fail(kWho, error, kExitCannotProfile);
   }
   s->output = platform::absolute_path(s->options.config.output);

@@ -20,13 +20,24 @@ analysis::Report quick_report(const analysis::ProfileData& data) {
   return report;
 }
 
+namespace {
+std::string sampler_of(const analysis::ProfileData& data) {
+  if (data.runs().empty() || data.runs().back().sampler != "timer") {
+    return "";
+  }
+  return "timer";
+}
+}  // namespace
+
 RunProgress read_progress(const std::string& profile) {
   analysis::ProfileData data;
   std::string error;
   if (!data.read(profile, &error)) {
     return {};
   }
-  return progress_of(quick_report(data));
+  RunProgress p = progress_of(quick_report(data));
+  p.sampler = sampler_of(data);
+  return p;
 }
 
 ProfileReading read_after_run(const std::string& profile, size_t skip_records, uint64_t run_id) {
@@ -40,6 +51,7 @@ ProfileReading read_after_run(const std::string& profile, size_t skip_records, u
   if (reading.readable) {
     reading.report = quick_report(data);
     reading.progress = progress_of(reading.report);
+    reading.progress.sampler = sampler_of(data);
   }
   return reading;
 }
@@ -111,6 +123,9 @@ std::string status_text(const RunProgress& p, double elapsed_s, size_t run, size
            p.experiments, p.experiments == 1 ? "" : "s", p.lines_tested,
            p.lines_tested == 1 ? "" : "s", p.lines_shown);
   text += buf;
+  if (!p.sampler.empty()) {
+    text += " | " + p.sampler + " sampler";
+  }
   if (!p.top.empty()) {
     text += " | top: " + p.top;
   }

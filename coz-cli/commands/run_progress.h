@@ -22,6 +22,8 @@ struct RunProgress {
   // Why repeating the run can never show a causal profile (no progress point visited, no debug
   // information in scope, load amplification alone), in `coz report`'s words; else empty.
   std::string hopeless;
+  // The latest run's sampler when it is not perf_event ("timer"), for the status line; else empty.
+  std::string sampler;
 };
 
 // The profile's report with a quick bootstrap (200 replicates; this runs a few times a minute),

@@ -122,6 +122,7 @@ std::string render_json(const RenderContext& ctx) {
       .value("lines_tested", r.lines_tested);
   distinct_texts(&w, "programs", ctx.data.runs(), &analysis::Run::program);
   distinct_texts(&w, "off_cpu", ctx.data.runs(), &analysis::Run::off_cpu);
+  distinct_texts(&w, "samplers", ctx.data.runs(), &analysis::Run::sampler);
   w.value("series", r.series.size())
       .value("dropped_no_baseline", r.dropped_no_baseline)
       .value("dropped_few_speedups", r.dropped_few_speedups)

@@ -368,6 +368,9 @@ std::string render_text(const RenderContext& ctx) {
   for (const std::string& line : processes_lines(ctx.data)) {
     out += wrap(line, prose);
   }
+  if (std::string line = sampler_line(ctx.data); !line.empty()) {
+    out += wrap(line, prose);
+  }
   std::vector<size_t> ranks = ranks_in_groups(r);
   std::unordered_map<std::string, std::string> names = display_lines(r);
   for (auto& [line, name] : names) {

@@ -17,6 +17,10 @@ namespace coz::output {
 // None when every run had one process.
 std::vector<std::string> processes_lines(const analysis::ProfileData& data);
 
+// "sampler: CPU-time timers, one signal per 4.0 ms of a thread's CPU time (...)" when any run
+// was sampled with the timer sampler (perf_event refused, or --sampler timer); empty otherwise.
+std::string sampler_line(const analysis::ProfileData& data);
+
 // A line's tags, space-separated: "off-cpu 83%" for a line that mostly waits; where its samples
 // came from when that is worth a word (analysis/processes.h origin_notable) and `several`
 // (analysis::several_processes) holds: "in: worker 1201", "in: worker x3", "in: server 62%, worker

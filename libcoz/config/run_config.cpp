@@ -240,6 +240,19 @@ const std::vector<ConfigOption>& run_config_options() {
        *why = "must be a duration from 1ns to 60s per arrival (for example 750us)"; return false; }
      return true; },
    [](const RunConfig& c) { return format_u64_if_set(c.arrival_speedup_ns); }},
+  {"--sampler", "COZ_SAMPLER", OptionSource::kFlag, "KIND",
+   "how threads are sampled: auto (default: perf_event, else CPU-time timers where perf_event is "
+   "refused), perf, or timer", false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     if (t == "auto") { c->sampler = SamplerRequest::kAuto;
+     } else if (t == "perf") { c->sampler = SamplerRequest::kPerf;
+     } else if (t == "timer") { c->sampler = SamplerRequest::kTimer;
+     } else { *why = "must be auto, perf or timer"; return false; }
+     return true; },
+   [](const RunConfig& c) {
+     return std::string(c.sampler == SamplerRequest::kPerf    ? "perf"
+                        : c.sampler == SamplerRequest::kTimer ? "timer"
+                                                              : ""); }},
   {"--no-off-cpu", "COZ_NO_OFF_CPU", OptionSource::kFlag, nullptr,
    "do not time blocking calls (read, recv, poll, fsync, sleeps, waitpid, ...): profile running "
    "time only, as Coz does", false,
@@ -296,10 +309,11 @@ const std::vector<ConfigOption>& run_config_options() {
 bool operator==(const RunConfig& a, const RunConfig& b) {
   auto fields = [](const RunConfig& c) {
     return std::tie(c.output, c.binary_scope, c.source_scope, c.include_system, c.end_to_end,
-                    c.fixed_line, c.fixed_speedup, c.sampling_period_ns, c.experiment_length_ns,
-                    c.zero_speedup_share, c.speedup_step, c.breakpoint_progress, c.sampled_progress,
-                    c.arrival_speedup_ns, c.load, c.verbose, c.off_cpu, c.follow_children,
-                    c.root_pid, c.run_id, c.exec_ns, c.debug_path);
+                    c.fixed_line, c.fixed_speedup, c.sampling_period_ns, c.sampler,
+                    c.experiment_length_ns, c.zero_speedup_share, c.speedup_step,
+                    c.breakpoint_progress, c.sampled_progress, c.arrival_speedup_ns, c.load,
+                    c.verbose, c.off_cpu, c.follow_children, c.root_pid, c.run_id, c.exec_ns,
+                    c.debug_path);
   };
   return fields(a) == fields(b);
 }

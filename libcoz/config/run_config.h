@@ -30,6 +30,10 @@ inline constexpr double kDefaultZeroSpeedupShare = 0.5;
 inline constexpr int kDefaultSpeedupStep = 5;  // speedups drawn from 5, 10, ..., 100
 inline constexpr const char* kDefaultProfile = "profile.coz";  // coz run writes, report reads
 
+// Which sampler runs (sample/sampler.h): perf_event where the kernel allows it, else per-thread
+// CPU-time timers (kAuto); or one of them by name.
+enum class SamplerRequest { kAuto, kPerf, kTimer };
+
 struct RunConfig {
   std::string output = kDefaultProfile;
   std::vector<std::string> binary_scope;  // empty: MAIN
@@ -39,6 +43,7 @@ struct RunConfig {
   std::string fixed_line;  // FILE:LINE, or empty
   int fixed_speedup = -1;  // 0-100, or -1 for random
   uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;
+  SamplerRequest sampler = SamplerRequest::kAuto;
   uint64_t experiment_length_ns = kDefaultExperimentLengthNs;  // first experiment length
   double zero_speedup_share = kDefaultZeroSpeedupShare;        // share of 0% (baseline) experiments
   int speedup_step = kDefaultSpeedupStep;        // non-zero speedups: multiples of this up to 100

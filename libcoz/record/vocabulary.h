@@ -39,6 +39,12 @@ inline constexpr std::string_view kSamplingPeriod = "sampling-period";
 inline constexpr std::string_view kProgram = "program";
 // How blocked time was measured ("calls": timed blocking libc calls; "off": not measured).
 inline constexpr std::string_view kOffCpu = "off-cpu";
+// How threads were sampled: "perf" (perf_event) or "timer" (per-thread CPU-time timers, where
+// perf_event is refused). Absent in older profiles: perf. startup and process.
+inline constexpr std::string_view kSampler = "sampler";
+// runtime: the timer sampler's measured resolution, thread CPU time per signal (ns): the sampling
+// period, or the kernel's tick when that is longer.
+inline constexpr std::string_view kSamplerResolution = "sampler-resolution";
 // startup and process: the parent's pid. process also carries time, pid, program and off-cpu.
 inline constexpr std::string_view kParent = "parent";
 // experiment

@@ -4,7 +4,10 @@
 // Measured in user space, by timing the blocking calls a program makes through libc (read and
 // write, sockets, poll/select/epoll, fsync, sleeps, waits for children). A call waited when the
 // kernel switched the thread out meanwhile, which the sampler's perf page shows at the cost of a
-// load (sampler.h); its length is read from the time-stamp counter. The other way to see waits
+// load (sampler.h); its length is read from the time-stamp counter. Without the perf page (the
+// timer sampler), a call that took under 1 us did not wait (a thread switched out and woken again
+// takes longer: README, "Where it runs", for the measurements), and a longer one waited if the
+// thread's context-switch count moved (confirm_wait). The other way to see waits
 // without privileges, perf_event's context-switch records, also sees waits that no libc call makes
 // (page faults, stdio's own reads), but carries no user address to credit, and puts two records in
 // every thread's ring per switch, which the lock-heavy programs fill between samples (README,
@@ -48,10 +51,17 @@ class BlockedTime {
     counter_works_ = parent.counter_works_;
     origin_tsc_ = parent.origin_tsc_;
     origin_ns_ = parent.origin_ns_;
+    gate_calibrated_.store(parent.gate_calibrated_.load());
     return mode_ = parent.mode_;
   }
   // A thread starts (or its state is reused): its switch counter, stack and clock.
   void attach(ThreadState& t, pid_t tid);
+  // Without a switch counter: whether a call that passed the gate (wait_hooks::may_have_waited)
+  // really waited: the thread's context switches (getrusage, about 0.4 us) moved since the last
+  // confirmed wait. A call that spent over 1 us on the CPU in the kernel (a large read from the
+  // page cache) after a switch elsewhere since then counts as a wait: README, "Where it runs".
+  // With a counter, true. Async-signal-safe.
+  bool confirm_wait(ThreadState& t);
   // A blocking call that may have waited returned (hooks_api::after_wait).
   // Returns how long the call waited (ns; 0 when it did not).
   uint64_t after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
@@ -73,6 +83,7 @@ class BlockedTime {
   bool counter_works_ = false;  // the switch counter moved across a sleep at start-up
   uint64_t origin_ns_ = 0;      // CLOCK_MONOTONIC and TSC read together at start-up
   uint64_t origin_tsc_ = 0;
+  std::atomic<bool> gate_calibrated_{false};
 };
 
 }  // namespace coz

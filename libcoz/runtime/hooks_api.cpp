@@ -110,6 +110,9 @@ void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* st
   // Not in a vfork child: it runs on the parent's thread state, which the parent resumes.
   if (rt && wait.thread == t_thread_state && rt->owns_this_process()) {
     Inside inside;
+    if (!rt->blocked().confirm_wait(*wait.thread)) {
+      return;  // it took a while, but on the CPU: as a call that did not wait
+    }
     uint64_t waited =
         rt->blocked().after_wait(*wait.thread, wait, reinterpret_cast<uintptr_t>(caller),
                                  reinterpret_cast<uintptr_t>(stack));

@@ -17,10 +17,14 @@ constexpr const char* kNoArrivalWarning =
 
 }  // namespace
 
-RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root) {
+RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root,
+                            uint64_t resolution_ns) {
   RecordBuilder block;
   if (root) {
     block.begin(vocab::kRuntime).field(vocab::key::kTime, run_ns);
+    if (resolution_ns != 0) {
+      block.field(vocab::key::kSamplerResolution, resolution_ns);
+    }
   }
   uint64_t pid = static_cast<uint64_t>(getpid());
   lines.for_each([&block, pid](const SourceLine& line) {
@@ -52,11 +56,11 @@ void report_run(const Reporter& reporter, const RunTotals& run, const ProgressPo
   }
   char line[320];
   snprintf(line, sizeof line,
-           "%" PRIu64 " samples (%" PRIu64 " in scope, %" PRIu64
-           " lost to full rings) from %" PRIu64 " threads in %s; %" PRIu64
-           " experiments, %s of delays; profile: %s",
-           run.samples, run.in_scope, run.lost, run.threads, Reporter::ms(run.run_ns).c_str(),
-           run.experiments, Reporter::ms(run.paused_ns).c_str(), run.output.c_str());
+           "%" PRIu64 " samples (%" PRIu64 " in scope, %" PRIu64 " lost) from %" PRIu64
+           " threads (sampler: %s) in %s; %" PRIu64 " experiments, %s of delays; profile: %s",
+           run.samples, run.in_scope, run.lost, run.threads, run.sampler.c_str(),
+           Reporter::ms(run.run_ns).c_str(), run.experiments, Reporter::ms(run.paused_ns).c_str(),
+           run.output.c_str());
   reporter.say(line, false);
   if (run.unsampled != 0) {
     reporter.say(

@@ -27,11 +27,14 @@ struct RunTotals {
   uint64_t paused_ns = 0;        // time threads spent paused for delays
   bool no_arrivals = false;  // load amplification was asked for but no arrival point was reached
   std::string output;        // the profile's path
+  std::string sampler;       // describe_sampler()
 };
 
 // The final records: appended once, after the last experiment. Each line's samples name this
 // process (`pid`); a followed child (not `root`) writes only those.
-RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root);
+// `resolution_ns`: the timer sampler's CPU time per signal (0: perf, or none measured).
+RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root,
+                            uint64_t resolution_ns);
 
 // Tells the user about the run: errors and warnings always, the rest when verbose.
 void report_run(const Reporter& reporter, const RunTotals& run, const ProgressPoints& points);

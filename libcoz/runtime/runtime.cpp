@@ -10,7 +10,7 @@
 #include "runtime/hooks_api.h"
 #include "runtime/quiet_hooks.h"
 #include "runtime/run_summary.h"
-#include "sample/perf_sampler.h"
+#include "runtime/sampler_choice.h"
 #include "sample_signal.h"
 
 namespace coz {
@@ -25,11 +25,13 @@ void exit_signal_handler(int sig);
 void sample_signal_handler(int sig, siginfo_t* info, void* context) {
   int saved = errno;
   Runtime* rt = Runtime::active();
-  if (sample_signal::is_sample(
-          info, own_fds::is_ours(info->si_fd) || (rt && rt->is_sampler(info->si_fd)))) {
+  int token = sample_signal::token(info);
+  bool perf = info && info->si_code != SI_TIMER;
+  if (sample_signal::is_sample(info, token >= 0 && ((perf && own_fds::is_ours(token)) ||
+                                                    (rt && rt->is_sampler(token))))) {
     sample_signal::note_own_interruption();
     if (rt) {
-      rt->handle_signal(info->si_fd);
+      rt->handle_signal(token, perf ? 0 : info->si_overrun, context);
     }
   } else if (sample_signal::program_blocks() && sample_signal::hold(info)) {
     sample_signal::note_own_interruption();  // pending for the program, as the kernel would keep it
@@ -154,7 +156,15 @@ bool Runtime::start(const LocalDelays* forked) {
   // A forked child has the handler and the signal already (and no other thread to mask it in).
   settings.signal =
       forked ? platform::sample_signal() : sample_signal::install(sample_signal_handler);
-  backend_ = std::make_unique<PerfSamplerBackend>(settings);
+  if (parent_) {
+    backend_ = same_sampler(*parent_->backend_, settings);  // the parent chose (no test again)
+  } else {
+    SamplerChoice choice = choose_sampler(config_.sampler, settings, run_.run->sampler, root());
+    backend_ = std::move(choice.backend);
+    if (!choice.note.empty()) {
+      reporter_.say(choice.note, false);
+    }
+  }
 
   install_exit_signal_handlers();
   if (forked) {
@@ -203,7 +213,8 @@ bool Runtime::start(const LocalDelays* forked) {
     startup.field(vocab::key::kSamplingPeriod, config_.sampling_period_ns);
   }
   startup.field(vocab::key::kProgram, platform::program_name())
-      .field(vocab::key::kOffCpu, blocked_.method());
+      .field(vocab::key::kOffCpu, blocked_.method())
+      .field(vocab::key::kSampler, sampler_name(backend_->kind()));
   if (!writer_.write_block(startup, 0, &error)) {
     reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
   }
@@ -266,9 +277,9 @@ void* Runtime::profiler_main(void* arg) {
   return nullptr;
 }
 
-void Runtime::handle_signal(int fd) {
+void Runtime::handle_signal(int token, int overrun, const void* context) {
   pid_t tid = platform::current_tid();
-  ThreadState* state = threads_.by_fd(fd);
+  ThreadState* state = threads_.by_fd(token);
   if (!state || state->tid.load(std::memory_order_acquire) != tid) {
     // The number the signal names may since have been reused (its descriptor moved when the
     // program dup2()ed onto it): the thread's own state will do.
@@ -277,6 +288,7 @@ void Runtime::handle_signal(int fd) {
       return;
     }
   }
+  state->sampler->take(context, overrun, state->stack_lo, state->stack_hi);
   delays_.on_signal(*state);
 }
 
@@ -385,9 +397,9 @@ void Runtime::finish_shutdown() {
   runner_->finish();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
   std::string why;
-  if (!writer_.write_block(
-          final_records(platform::monotonic_ns() - start_ns_, lines_.table(), no_arrivals, root()),
-          0, &why)) {
+  if (!writer_.write_block(final_records(platform::monotonic_ns() - start_ns_, lines_.table(),
+                                         no_arrivals, root(), measured_resolution_ns(*backend_)),
+                           0, &why)) {
     reporter_.say(
         "error: could not append the final records to " + config_.output + " (" + why + ")", true);
   }
@@ -405,6 +417,7 @@ void Runtime::finish_shutdown() {
   run.paused_ns = delays_.paused_ns();
   run.no_arrivals = no_arrivals;
   run.output = config_.output;
+  run.sampler = describe_sampler(*backend_, config_.sampling_period_ns);
   report_run(reporter_, run, points_);
   shutdown_done_.store(true);
 }

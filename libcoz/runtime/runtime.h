@@ -98,10 +98,11 @@ class Runtime {
   // allocates.
   Counter* new_arrival_counter(const char* name);
 
-  // The sample signal named `fd`. Async-signal-safe.
-  void handle_signal(int fd);
-  // Whether `fd` is (or was registered as) a thread's sampler descriptor. Async-signal-safe.
-  bool is_sampler(int fd) const { return threads_.by_fd(fd) != nullptr; }
+  // The sample signal carrying `token` (sample_signal::token), with the timer's `overrun` and
+  // the interrupted `context` (a ucontext_t). Async-signal-safe.
+  void handle_signal(int token, int overrun, const void* context);
+  // Whether `token` is (or was registered as) a thread's sampler's. Async-signal-safe.
+  bool is_sampler(int token) const { return threads_.by_fd(token) != nullptr; }
 
  private:
   static void* profiler_main(void* self);

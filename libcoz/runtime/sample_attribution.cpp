@@ -26,13 +26,20 @@ const AddressRange* SampleAttribution::find_line(const Sample& sample) const {
 void SampleAttribution::count(const Sample& sample, void* arg) {
   auto* tally = static_cast<Tally*>(arg);
   SampleAttribution* self = tally->self;
-  self->total_.fetch_add(1, std::memory_order_relaxed);
+  // A sample stands for `weight` sampling periods (a timer's overruns): each counts as one.
+  uint64_t n = sample.weight;
+  self->total_.fetch_add(n, std::memory_order_relaxed);
   if (const AddressRange* range = self->find_line(sample)) {
-    range->line->samples.fetch_add(1, std::memory_order_relaxed);
-    self->points_.on_sample(range->line);
-    self->in_scope_.fetch_add(1, std::memory_order_relaxed);
+    range->line->samples.fetch_add(n, std::memory_order_relaxed);
+    for (uint64_t i = 0; i < n; i++) {
+      self->points_.on_sample(range->line);
+    }
+    self->in_scope_.fetch_add(n, std::memory_order_relaxed);
     if (self->experiment_.on_sample(range->line)) {
-      tally->selected++;
+      if (n > 1) {  // on_sample counted one
+        self->experiment_.selected_samples.fetch_add(n - 1, std::memory_order_relaxed);
+      }
+      tally->selected += n;
     }
   }
 }

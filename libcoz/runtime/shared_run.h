@@ -23,11 +23,14 @@
 namespace coz {
 
 struct SharedRun {
-  static constexpr uint64_t kMagic = 0x31757272756e7a63ull;  // a version: change with the layout
+  static constexpr uint64_t kMagic = 0x32757272756e7a63ull;  // a version: change with the layout
   uint64_t magic = kMagic;
   uint64_t size = sizeof(SharedRun);
   std::atomic<int32_t> root_pid{0};
   std::atomic<uint64_t> processes{1};  // processes that took part, the root included
+  // The root's sampler (SamplerKind + 1; 0 before it chose): a follower asked for auto takes it
+  // without testing perf_event again.
+  std::atomic<int32_t> sampler{0};
   ExperimentState experiment;
   SharedPoints points;
   // Counts published by wakers in one process for waiters in another, under keys that mean the

@@ -17,7 +17,7 @@ __thread __attribute__((tls_model("initial-exec"))) ThreadState* t_thread_state 
 
 namespace {
 
-// Takes back the sample signals still queued to the calling thread for its sampler on `fd`,
+// Takes back the sample signals still queued to the calling thread for its sampler (token `fd`),
 // which detach has just closed. A sample taken between blocking the signal and disabling the
 // sampler leaves one queued; delivered once the mask is restored, its descriptor would name no
 // sampler any more, so it would pass for the program's own signal (killing a program that has
@@ -33,7 +33,7 @@ void discard_stale_samples(int fd) {
   size_t n = 0;
   siginfo_t info;
   while (n < 8 && syscall(SYS_rt_sigtimedwait, &set, &info, &zero, _NSIG / 8) > 0) {
-    if (!(info.si_code >= POLL_IN && info.si_code <= POLL_HUP && info.si_fd == fd)) {
+    if (sample_signal::token(&info) != fd) {
       kept[n++] = info;
     }
   }

@@ -27,10 +27,11 @@ struct ThreadState : ThreadDelays {
   ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
   bool scanned = false;         // attached by the start-up scan of /proc/self/task
   // For the wait hooks (wait_hooks.h), set as the thread starts: the sampler's switch counter
-  // (nullptr: every blocking call is timed in full), the thread's stack (bounds the walk for the
+  // (nullptr: the wait gate and confirm_wait tell), the thread's stack (bounds the walk for the
   // calling line: a hook on another stack, a signal's alternate stack or a coroutine's, credits
   // the direct caller only), its blocked samples' clock.
   const volatile uint32_t* switches = nullptr;
+  uint64_t seen_switches = 0;  // without a counter: context switches at the last wait confirmed
   uintptr_t stack_lo = 0;
   uintptr_t stack_hi = 0;
   BlockedClock blocked;

@@ -4,9 +4,12 @@
 // A call that did not wait costs two loads of the thread's switch counter and one read of the
 // time-stamp counter: the kernel bumps the counter (the sampler's perf page, sampler.h) whenever
 // it switches the thread out or in, so an unchanged counter means the call never left the CPU,
-// and nothing else is done. A call after which it changed waited (or was preempted meanwhile):
-// hooks_api::after_wait() turns its length into blocked samples of the calling line
-// (blocked_time.h), and the thread pays what it owes, as after a sleep.
+// and nothing else is done. Without the perf page (the timer sampler), a call shorter than the
+// gate (g_wait_gate, 1 us) did not wait, at the cost of two reads of the time-stamp counter; a
+// longer one reads the thread's context-switch count (BlockedTime::confirm_wait). A call after
+// which it changed waited (or was preempted meanwhile): hooks_api::after_wait() turns its length
+// into blocked samples of the calling line (blocked_time.h), and the thread pays what it owes, as
+// after a sleep.
 //
 // Threads: each call acts for the calling thread; async-signal-safe.
 #pragma once
@@ -94,10 +97,22 @@ inline Wait begin() {
   return w;
 }
 
-// After it: whether the call may have waited (the thread left the CPU meanwhile, or there is no
-// counter to tell).
+// Without a switch counter (the timer sampler): calls shorter than this (in the unit of
+// Wait::start) cannot have waited, and longer ones are confirmed by the thread's count of context
+// switches (BlockedTime::confirm_wait). 0: every call is confirmed.
+inline std::atomic<uint64_t> g_wait_gate{0};
+
+// After it: whether the call may have waited (the thread left the CPU meanwhile; without a
+// counter, it took longer than being switched out and back in can take).
 inline bool may_have_waited(const Wait& w) {
-  return w.thread && (!w.thread->switches || *w.thread->switches != w.switches);
+  if (!w.thread) {
+    return false;
+  }
+  if (w.thread->switches) {
+    return *w.thread->switches != w.switches;
+  }
+  uint64_t now = w.tsc ? tsc_now() : monotonic_ns();
+  return now - w.start >= g_wait_gate.load(std::memory_order_relaxed);
 }
 
 }  // namespace coz::wait_hooks

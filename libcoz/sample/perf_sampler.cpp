@@ -320,6 +320,29 @@ std::string explain_perf_event_error(int err) {
 
 }  // namespace
 
+bool PerfSamplerBackend::refused(int err) {
+  return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
+}
+
+int PerfSamplerBackend::probe(std::string* why) {
+  perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0) {
+    int err = errno;
+    *why = explain_perf_event_error(err);
+    return err;
+  }
+  close(fd);
+  return 0;
+}
+
 PerfSamplerBackend::PerfSamplerBackend(SamplerSettings settings)
     : settings_(settings), graveyard_(std::make_unique<RingGraveyard>()) {}
 
@@ -361,7 +384,9 @@ std::unique_ptr<ThreadSampler> PerfSamplerBackend::open_thread(pid_t tid, std::s
     fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
   }
   if (fd < 0) {
-    *error = explain_perf_event_error(errno);
+    int err = errno;
+    *error = explain_perf_event_error(err);
+    errno = err;  // for the caller's choice of sampler (refused())
     return nullptr;
   }
   fd = own_fds::move_high(fd);

@@ -79,9 +79,12 @@ TEST_F(CozRunErrors, StaticallyLinkedProgram) {
   EXPECT_NE(only_error_line(r).find("statically linked"), std::string::npos);
 }
 
-TEST_F(CozRunErrors, PerfEventUnavailable) {
+TEST_F(CozRunErrors, PerfEventAskedForButUnavailable) {
+  // By default the timer sampler runs instead (timer_sampler_test.cpp); asked for by name, perf
+  // is an error that says why and what to do.
   std::vector<std::string> argv = {
-      fixture("deny_perf"), COZ_TEST_CLI, "run", "-o", profile(), "---", fixture("two_hot"), "1"};
+      fixture("deny_perf"), COZ_TEST_CLI, "run", "--sampler", "perf", "-o", profile(), "---",
+      fixture("two_hot"),   "1"};
   auto r = run_process(argv);
   EXPECT_EQ(r.status, 1);
   std::string e = only_error_line(r);
@@ -91,12 +94,22 @@ TEST_F(CozRunErrors, PerfEventUnavailable) {
 
 TEST_F(CozRunErrors, RuntimeRefusedPerfEventStillRunsTheProgram) {
   // Preloaded without the CLI's checks: the program must behave exactly as it would alone.
-  auto r = run_process({fixture("deny_perf"), fixture("exit_status"), "5"}, "data\n",
-                       {{"LD_PRELOAD", COZ_TEST_RUNTIME}, {"COZ_OUTPUT", profile()}});
+  auto r = run_process(
+      {fixture("deny_perf"), fixture("exit_status"), "5"}, "data\n",
+      {{"LD_PRELOAD", COZ_TEST_RUNTIME}, {"COZ_OUTPUT", profile()}, {"COZ_SAMPLER", "perf"}});
   EXPECT_EQ(r.status, 5);
   EXPECT_EQ(r.out, "data\n");
   EXPECT_NE(r.err.find("coz: error: perf_event_open failed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("running the program without profiling"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("to stderr\n"), std::string::npos);
+}
+
+TEST_F(CozRunErrors, RuntimeRefusedPerfEventSamplesWithTimers) {
+  auto r = run_process({fixture("deny_perf"), fixture("exit_status"), "5"}, "data\n",
+                       {{"LD_PRELOAD", COZ_TEST_RUNTIME}, {"COZ_OUTPUT", profile()}});
+  EXPECT_EQ(r.status, 5);
+  EXPECT_EQ(r.out, "data\n");
+  EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("to stderr\n"), std::string::npos);
 }
 

@@ -57,6 +57,7 @@ RunConfig everything_set() {
   c.debug_path = "/opt/debug";
   c.off_cpu = false;
   c.follow_children = false;
+  c.sampler = SamplerRequest::kTimer;
   return c;
 }
 

@@ -44,6 +44,7 @@ class ScriptedSampler : public ThreadSampler {
 
 class ScriptedBackend : public SamplerBackend {
  public:
+  SamplerKind kind() const override { return SamplerKind::kPerf; }
   std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) override {
     if (tid < 0) {
       *error = "refused";

@@ -1,0 +1,175 @@
+// The timer sampler (README, "Where it runs"): where perf_event_open is refused (a seccomp filter
+// returning EACCES, as a container runtime's default profile does, run by the deny_perf fixture;
+// no root needed), `coz run` samples with per-thread CPU-time timers and every feature still
+// works: experiments on the right line, delays, blocked samples of a waiting line, followed
+// children, the sampler named in the profile and the report. Asking for perf there says why not.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "profile_helpers.h"
+
+namespace coz {
+namespace {
+
+using test::fixture;
+using test::line_name;
+using test::read_records;
+using test::records_of;
+using test::run_process;
+using test::samples_by_line;
+using test::TempDir;
+
+struct Denied {
+  test::ProcessResult result;
+  std::string profile;
+  std::vector<Record> records;
+};
+
+// `coz run OPTIONS --- PROGRAM...` with perf_event_open refused.
+Denied run_denied(const TempDir& dir, std::vector<std::string> options,
+                  std::vector<std::string> program) {
+  Denied d;
+  d.profile = dir.file("timer.coz");
+  std::vector<std::string> argv = {fixture("deny_perf"), COZ_TEST_CLI, "run", "-o", d.profile};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("---");
+  argv.insert(argv.end(), program.begin(), program.end());
+  d.result = run_process(argv);
+  if (d.result.status != 1) {
+    d.records = read_records(d.profile);
+  }
+  return d;
+}
+
+std::string first_text(const std::vector<Record>& records, RecordKind kind, const char* key) {
+  for (const Record& r : records) {
+    if (r.kind == kind) {
+      return r.text(key);
+    }
+  }
+  return "";
+}
+
+uint64_t blocked_of(const std::vector<Record>& records, const std::string& line) {
+  uint64_t n = 0;
+  for (const Record& r : records) {
+    if (r.kind == RecordKind::kSamples && r.text("location") == line && r.find("blocked")) {
+      n += r.u64("blocked");
+    }
+  }
+  return n;
+}
+
+TEST(TimerSampler, ChosenWherePerfEventIsRefusedAndSamplesTheRightLines) {
+  TempDir dir;
+  // 250 rounds of 4 ms in hot_a and 2 ms in hot_b: 1.5 s of CPU time.
+  Denied d = run_denied(dir, {}, {fixture("two_hot"), "250"});
+  ASSERT_EQ(d.result.status, 0) << d.result.err;
+  EXPECT_EQ(d.result.out, "done 250 rounds\n");
+  EXPECT_EQ(first_text(d.records, RecordKind::kStartup, "sampler"), "timer");
+  EXPECT_EQ(d.result.err.find("error"), std::string::npos) << d.result.err;
+  EXPECT_GE(records_of(d.profile, RecordKind::kExperiment).size(), 1u);
+  auto samples = samples_by_line(d.records);
+  uint64_t a = samples[line_name("two_hot.c", "hot_a")];
+  uint64_t b = samples[line_name("two_hot.c", "hot_b")];
+  // Each sample counts the periods it stands for (the kernel's tick may be longer than 1 ms):
+  // about 1000 periods in hot_a and 500 in hot_b, whatever the tick.
+  EXPECT_GT(a, 500u);
+  EXPECT_GT(a, b + b / 4) << "hot_a runs twice as long as hot_b";
+  EXPECT_GT(b, 150u);
+  // The resolution measured is written at the end, and the report names the sampler.
+  bool resolution = false;
+  for (const Record& r : d.records) {
+    resolution = resolution || (r.kind == RecordKind::kRuntime && r.find("sampler-resolution") &&
+                                r.u64("sampler-resolution") >= 1000000u);
+  }
+  EXPECT_TRUE(resolution) << "the runtime record carries the timer's CPU time per signal";
+  auto report = run_process({COZ_TEST_CLI, "report", "--min-points", "2", d.profile});
+  EXPECT_NE(report.out.find("sampler: per-thread CPU-time timers"), std::string::npos)
+      << report.out << report.err;
+}
+
+TEST(TimerSampler, SpeedingUpALineInsertsDelays) {
+  TempDir dir;
+  std::string hot_a = line_name("two_hot.c", "hot_a");
+  Denied d = run_denied(dir, {"--end-to-end", "--fixed-line", hot_a, "--fixed-speedup", "50"},
+                        {fixture("two_hot"), "250"});
+  ASSERT_EQ(d.result.status, 0) << d.result.err;
+  auto experiments = records_of(d.profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u);
+  EXPECT_EQ(experiments[0].text("selected"), hot_a);
+  EXPECT_GT(experiments[0].u64("selected-samples"), 500u);
+  // Half a period for each of hot_a's: about a third of the run; at least a fifth.
+  EXPECT_GT(experiments[0].u64("inserted"), experiments[0].u64("elapsed") / 5);
+}
+
+TEST(TimerSampler, SleepingAndReadingLinesGetBlockedSamples) {
+  TempDir dir;
+  Denied sleep = run_denied(dir, {}, {fixture("waits"), "sleep", "1500"});
+  ASSERT_EQ(sleep.result.status, 3) << sleep.result.err;
+  EXPECT_GT(blocked_of(sleep.records, line_name("waits.c", "sleep")), 300u);
+  EXPECT_EQ(blocked_of(sleep.records, line_name("waits.c", "compute")), 0u);
+  // A read that waits for another process to write: longer than the gate, and the thread was
+  // switched out, so it waited.
+  Denied pipe = run_denied(dir, {}, {fixture("waits"), "pipe", "1500"});
+  ASSERT_EQ(pipe.result.status, 3) << pipe.result.err;
+  unsigned long visits = 0, bytes = 0;
+  ASSERT_EQ(sscanf(pipe.result.out.c_str(), "done %lu %lu", &visits, &bytes), 2);
+  EXPECT_EQ(visits, bytes);
+  EXPECT_GT(blocked_of(pipe.records, line_name("waits.c", "read")), 300u);
+}
+
+TEST(TimerSampler, ForkedWorkersAreFollowed) {
+  TempDir dir;
+  std::string work = line_name("children.c", "child-work");
+  Denied d = run_denied(dir, {"--end-to-end", "--fixed-line", work, "--fixed-speedup", "50"},
+                        {fixture("children"), "fork", "1500"});
+  ASSERT_EQ(d.result.status, 3) << d.result.err;
+  EXPECT_EQ(d.result.out, "done 2\n");
+  size_t processes = 0;
+  uint64_t root = 0;
+  for (const Record& r : d.records) {
+    processes += r.type == "process";
+    if (r.kind == RecordKind::kStartup) {
+      root = r.u64("pid");
+    }
+  }
+  EXPECT_EQ(processes, 2u);
+  uint64_t child_samples = 0;
+  for (const Record& r : d.records) {
+    if (r.kind == RecordKind::kSamples && r.text("location") == work && r.u64("pid") != root) {
+      child_samples += r.u64("count");
+    }
+  }
+  EXPECT_GT(child_samples, 500u);
+  auto experiments = records_of(d.profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u);
+  EXPECT_GT(experiments[0].u64("selected-samples"), 500u) << "the workers' samples count";
+}
+
+TEST(TimerSampler, AskingForPerfWhereItIsRefusedSaysWhatToDo) {
+  TempDir dir;
+  Denied d = run_denied(dir, {"--sampler", "perf"}, {fixture("two_hot"), "1"});
+  EXPECT_EQ(d.result.status, 1);
+  EXPECT_NE(d.result.err.find("perf_event_paranoid is "), std::string::npos) << d.result.err;
+  EXPECT_NE(d.result.err.find("--sampler timer"), std::string::npos) << d.result.err;
+}
+
+TEST(TimerSampler, ChosenByNameWherePerfWorks) {
+  TempDir dir;
+  std::string profile = dir.file("named.coz");
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "--sampler", "timer", "-o", profile, "---", fixture("two_hot"), "50"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(first_text(read_records(profile), RecordKind::kStartup, "sampler"), "timer");
+  auto perf = run_process({COZ_TEST_CLI, "run", "--sampler", "perf", "-o", dir.file("perf.coz"),
+                           "---", fixture("two_hot"), "5"});
+  ASSERT_EQ(perf.status, 0) << perf.err;
+  EXPECT_EQ(first_text(read_records(dir.file("perf.coz")), RecordKind::kStartup, "sampler"),
+            "perf");
+}
+
+}  // namespace
+}  // namespace coz
