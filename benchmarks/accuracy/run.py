@@ -10,7 +10,9 @@ Each repetition runs every level of one configuration back to back; an effect is
 RUNS repetitions of the ratio within a repetition.
 SKIP_DEBIAN=1 leaves Debian's coz out; BEFORE=path/to/another/build/bin/coz (several, comma-separated)
 adds each build's predictions as a column, run interleaved with ours (for a change to the runtime:
-both sides measured in one run).
+both sides measured in one run). TIMER=1 adds a column of ours with perf_event_open refused by a
+seccomp filter (tests/programs/deny_perf.c, built here), as in a default container or on a kernel
+with perf_event_paranoid above 2: the timer sampler, interleaved with the perf sampler's column.
 """
 import os
 import random
@@ -98,6 +100,18 @@ def profile_period(path):
     if duration is None or visits == 0:
         return None
     return duration / visits
+
+def deny_perf_wrapper(work):
+    """A coz that runs with perf_event_open refused: deny_perf (built from tests/programs) in
+    front of ours, as an executable script, so it can stand wherever a coz path does."""
+    deny = os.path.join(work, "deny_perf")
+    subprocess.run(["gcc", "-O1", os.path.join(ROOT, "tests", "programs", "deny_perf.c"), "-o", deny],
+                   check=True)
+    wrapper = os.path.join(work, "coz-without-perf")
+    with open(wrapper, "w") as f:
+        f.write(f'#!/bin/sh\nexec {deny} {os.path.join(ROOT, "build", "bin", "coz")} "$@"\n')
+    os.chmod(wrapper, 0o755)
+    return wrapper
 
 def ours_profile(coz, binary, line_spec, speedup, scratch, options=()):
     profile = os.path.join(scratch, "ours.coz")
@@ -257,13 +271,25 @@ def print_load_rows(rows):
         print(f"{name:58} {cell(actual.value())} {error_cells(actual, predicted, summary)}")
     print_summary("latency and load", summary)
 
+def column_labels(befores):
+    """'timer' for the perf-refused column, 'before', 'before2', ... for other builds."""
+    others = [p for p in befores if not p.endswith("coz-without-perf")]
+    labels, n = [], 0
+    for p in befores:
+        if p.endswith("coz-without-perf"):
+            labels.append("timer")
+        else:
+            n += 1
+            labels.append("before" + (str(n) if len(others) > 1 else ""))
+    return labels
+
 def print_speedup_rows(rows, have_debian, befores):
     print(f"Accuracy: medians over {RUNS} repetitions of paired ratios; effects in percent; the "
           f"error's approximate 95% interval by bootstrap (RUNS>={MIN_INTERVAL_RUNS})")
     width = max([40] + [len(row[0]) for row in rows])
     header = f"{'case':{width}} {'line':>5} {'actual':>7} {ERROR_HEADER}"
-    for i in range(len(befores)):
-        header += f" {'before' + (str(i + 1) if len(befores) > 1 else ''):>7} {'error':>6} {'95% interval':>15}"
+    for label in column_labels(befores):
+        header += f" {label:>7} {'error':>6} {'95% interval':>15}"
     if have_debian:
         header += f" {'coz 0.2':>8} {'error':>6} {'95% interval':>15}"
     print(header)
@@ -278,8 +304,8 @@ def print_speedup_rows(rows, have_debian, befores):
             line += " " + (cells.replace("    n/a", " failed", 1) if coz_effect.value() is None else cells)
         print(line)
     print_summary("this project", ours_summary)
-    for i, (path, summary) in enumerate(zip(befores, before_summaries)):
-        print_summary(f"before{str(i + 1) if len(befores) > 1 else ''} ({path})", summary)
+    for label, path, summary in zip(column_labels(befores), befores, before_summaries):
+        print_summary(f"{label} ({path})", summary)
     if have_debian:
         print_summary("Debian coz 0.2", coz_summary)
     else:
@@ -295,6 +321,8 @@ def main():
                    and not os.environ.get("SKIP_DEBIAN"))
     work = os.path.join(HERE, "work")
     os.makedirs(work, exist_ok=True)
+    if os.environ.get("TIMER"):
+        befores.append(deny_perf_wrapper(work))
     scratch = tempfile.mkdtemp()
     only = os.environ.get("CASES")
     rows = []

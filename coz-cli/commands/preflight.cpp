@@ -134,6 +134,10 @@ bool check_debug_info(const Program& program, const RunConfig& options, std::str
   const char* debug_path = getenv(kDebugPathVariable);
   DebugProbe probe =
       probe_debug_info(LoadedObject{program.path, 0, true}, scope, debug_path ? debug_path : "");
+  if (probe.status == DebugInfoStatus::kNoDebugInfo && options.follow_children) {
+    return true;  // a shell or a build driver coordinates the run: the programs it starts bring
+                  // the lines (the runtime says at the end if none did)
+  }
   if (probe.status != DebugInfoStatus::kOk) {
     *error = probe.message;
     if (probe.status == DebugInfoStatus::kNoDebugInfo) {

@@ -75,6 +75,9 @@ struct ExperimentState {
   std::atomic<uint64_t> started_ns{0};        // CLOCK_MONOTONIC as this experiment began
   std::atomic<bool> want_line{false};         // the profiler waits for a line to test
   LineOffer offered;                          // the first in-scope line sampled while it waits
+  // --fixed-line as the first process that has the line resolved it, for a root that has not
+  // (a shell or a build driver that starts the programs with the lines).
+  LineOffer fixed;
   // Load amplification in this experiment: the speedup arrivals earned, and for the load
   // achieved, each arrival's own period (summed over arrivals whose thread's period is known)
   // and the number of arrival threads.

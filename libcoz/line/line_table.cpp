@@ -44,6 +44,25 @@ SourceLine* LineTable::intern_line(const std::string* file, uint32_t line) {
   return stored;
 }
 
+namespace {
+// `f` is `file`, or ends with "/" + `file`.
+bool names(const std::string& f, std::string_view file) {
+  return f == file ||
+         (f.size() > file.size() && f.compare(f.size() - file.size(), file.size(), file) == 0 &&
+          f[f.size() - file.size() - 1] == '/');
+}
+}  // namespace
+
+bool LineTable::has_file(std::string_view file) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const std::string& f : files_) {
+    if (names(f, file)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 SourceLine* LineTable::find(std::string_view file, uint32_t line, bool* ambiguous) const {
   std::lock_guard<std::mutex> lock(mutex_);
   SourceLine* found = nullptr;
@@ -51,10 +70,7 @@ SourceLine* LineTable::find(std::string_view file, uint32_t line, bool* ambiguou
     *ambiguous = false;
   }
   for (const std::string& f : files_) {
-    bool same = f == file || (f.size() > file.size() &&
-                              f.compare(f.size() - file.size(), file.size(), file) == 0 &&
-                              f[f.size() - file.size() - 1] == '/');
-    if (!same) {
+    if (!names(f, file)) {
       continue;
     }
     auto it = line_index_.find((static_cast<uint64_t>(file_ids_.at(&f)) << 32) | line);

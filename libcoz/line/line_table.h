@@ -42,6 +42,9 @@ class LineTable {
   // (`*ambiguous` set true then).
   SourceLine* find(std::string_view file, uint32_t line, bool* ambiguous = nullptr) const;
 
+  // Whether some line of the table is in `file` (matched as find() does).
+  bool has_file(std::string_view file) const;
+
   // Visits every line (under the table's lock).
   void for_each(const std::function<void(const SourceLine&)>& visit) const;
   // Sets every line's counts to 0 (a forked child counts its own).

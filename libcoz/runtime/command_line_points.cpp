@@ -9,7 +9,8 @@
 namespace coz {
 
 SourceLine* CommandLinePoints::resolve_line(const LineTable& lines, const std::string& spec,
-                                            const char* option, std::string* error) {
+                                            const char* option, std::string* error,
+                                            bool* elsewhere) {
   size_t colon = spec.rfind(':');
   bool ambiguous = false;
   SourceLine* line =
@@ -21,17 +22,30 @@ SourceLine* CommandLinePoints::resolve_line(const LineTable& lines, const std::s
     *error = std::string(option) + " " + spec +
              (ambiguous ? " names more than one file; give more of the path"
                         : " has no code in scope; pick a line that the compiler emitted code for");
+    if (elsewhere) {
+      *elsewhere = !ambiguous && colon != std::string::npos &&
+                   !lines.has_file(std::string_view(spec).substr(0, colon));
+    }
   }
   return line;
 }
 
 bool CommandLinePoints::resolve(const RunConfig& config, const LineTable& lines, const LineMap& map,
-                                ProgressPoints& points, std::string* error) {
+                                ProgressPoints& points, bool elsewhere_ok, uint32_t* found,
+                                std::string* error) {
+  // A line of a file this program does not have may be another process's.
+  bool elsewhere = false;
+  auto missing = [&] { return !elsewhere_ok || !elsewhere; };
+  uint32_t bit = 2;  // bit 0 is --fixed-line's
   for (const std::string& spec : config.breakpoint_progress) {
-    SourceLine* line = resolve_line(lines, spec, "--progress", error);
+    SourceLine* line = resolve_line(lines, spec, "--progress", error, &elsewhere);
     if (!line) {
-      return false;
+      if (missing()) {
+        return false;
+      }
+      continue;
     }
+    *found |= bit << (&spec - config.breakpoint_progress.data());
     // The line's first instruction: its lowest address in any loaded object.
     uintptr_t first = 0;
     map.for_each_object([&](const ObjectLines& o) {
@@ -45,14 +59,20 @@ bool CommandLinePoints::resolve(const RunConfig& config, const LineTable& lines,
     bp.address = first;
     bp.counter = points.get(static_cast<int>(PointKind::kThroughput), spec.c_str());
   }
+  bit = 2u << kMaxBreakpointPoints;
   for (const std::string& spec : config.sampled_progress) {
-    SourceLine* line = resolve_line(lines, spec, "--sampled-progress", error);
+    SourceLine* line = resolve_line(lines, spec, "--sampled-progress", error, &elsewhere);
     if (!line) {
-      return false;
+      if (missing()) {
+        return false;
+      }
+      continue;
     }
+    *found |= bit << (&spec - config.sampled_progress.data());
     sampled_[sampled_count_++] = {
         line, points.get(static_cast<int>(PointKind::kThroughput), spec.c_str())};
   }
+  error->clear();
   return true;
 }
 
@@ -114,7 +134,11 @@ void CommandLinePoints::refresh() {
         }
       });
   for (size_t i = 0; i < breakpoints_count_; i++) {
-    __atomic_store_n(&breakpoints_[i].counter->count, totals[i], __ATOMIC_RELAXED);
+    Breakpoint& bp = breakpoints_[i];
+    if (totals[i] > bp.published) {
+      __atomic_add_fetch(&bp.counter->count, totals[i] - bp.published, __ATOMIC_RELAXED);
+      bp.published = totals[i];
+    }
   }
 }
 

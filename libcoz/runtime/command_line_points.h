@@ -25,21 +25,30 @@ class CommandLinePoints {
   CommandLinePoints(const CommandLinePoints&) = delete;
   CommandLinePoints& operator=(const CommandLinePoints&) = delete;
 
-  // The line FILE:LINE names, or nullptr with `error` saying why (`option` names the source).
+  // The line FILE:LINE names, or nullptr with `error` saying why (`option` names the source);
+  // then `*elsewhere` (if given) says whether no line of the table is in FILE at all, so another
+  // program of the run may have it.
   static SourceLine* resolve_line(const LineTable& lines, const std::string& spec,
-                                  const char* option, std::string* error);
-  // Resolves the config's points to lines and counters. False with `error` when a line cannot
-  // be found. validate() (run_config.h) has refused more points than the tables hold.
+                                  const char* option, std::string* error,
+                                  bool* elsewhere = nullptr);
+  // Resolves the config's points to lines and counters (counted across the run's processes once
+  // `points` is attached to the run's). A line not found is an error with `error`, unless
+  // `elsewhere_ok` and its file is none of this program's (another process of the run may have
+  // it): it is then skipped. Sets the bits
+  // of `found` (SharedRun::resolved) for the points resolved. validate() (run_config.h) has
+  // refused more points than the tables hold.
   bool resolve(const RunConfig& config, const LineTable& lines, const LineMap& map,
-               ProgressPoints& points, std::string* error);
+               ProgressPoints& points, bool elsewhere_ok, uint32_t* found, std::string* error);
 
   // Opens the breakpoint counters for thread `tid`, whose state is `state`. False with `error`
   // when one cannot be set.
   bool open(ThreadState& state, pid_t tid, std::string* error);
   // Closes them, keeping their counts.
   void close(ThreadState& state);
-  // Sets each breakpoint point's counter to its executions over every thread, live or gone.
+  // Adds to each breakpoint point's counter the executions since the last call, over every
+  // thread of this process, live or gone (so the processes of a run add up).
   void refresh();
+  bool any_breakpoints() const { return breakpoints_count_ > 0; }
   // A sample in `line`: counts it for the --sampled-progress points on that line.
   void on_sample(const SourceLine* line) const {
     for (size_t i = 0; i < sampled_count_; i++) {
@@ -54,6 +63,7 @@ class CommandLinePoints {
     uintptr_t address = 0;
     Counter* counter = nullptr;
     std::atomic<uint64_t> retired{0};  // counts of threads that have exited
+    uint64_t published = 0;            // of the total, added to the counter (refresh)
   };
   struct SampledPoint {
     const SourceLine* line;

@@ -18,6 +18,22 @@ ExperimentRunner::ExperimentRunner(RunnerSettings settings, ExperimentState& sta
       random_(seed),
       created_ns_(now_ns()) {}
 
+RunnerSettings runner_settings(const RunConfig& config, bool root) {
+  RunnerSettings runner;
+  runner.amplify.arrival_speedup_ns = config.arrival_speedup_ns;
+  runner.amplify.load = config.load;
+  runner.scheduler.zero_speedup_share = config.zero_speedup_share;
+  runner.scheduler.fixed_speedup = config.fixed_speedup;
+  runner.scheduler.speedup_step = config.speedup_step;
+  runner.scheduler.initial_length_ns = config.experiment_length_ns;
+  runner.scheduler.cooloff_ns = config.sampling_period_ns * kCooloffPeriods;
+  runner.end_to_end = config.end_to_end;
+  runner.follower = !root;
+  runner.sampling_period_ns = config.sampling_period_ns;
+  runner.run_id = config.run_id;
+  return runner;
+}
+
 uint64_t ExperimentRunner::now_ns() const {
   return settings_.clock ? settings_.clock() : platform::monotonic_ns();
 }

@@ -29,6 +29,9 @@ struct RunnerSettings {
   SchedulerSettings scheduler;
   bool end_to_end = false;
   const SourceLine* fixed_line = nullptr;
+  // --fixed-line names a line this process does not have: the runner takes it from the process
+  // of the run that does (ExperimentState::fixed) and begins once one has.
+  bool fixed_elsewhere = false;
   // In a followed process (not the run's root): no experiments, only the idle calls until stop()
   // (the root's runner runs the experiments every process of the run takes part in).
   bool follower = false;
@@ -39,6 +42,10 @@ struct RunnerSettings {
   // Tests inject their own.
   uint64_t (*clock)() = nullptr;
 };
+
+// The runner's settings from the run's config, for the run's root or a follower: pure. The line
+// (fixed_line, fixed_elsewhere) is the caller's to resolve; clock and run_id as config says.
+RunnerSettings runner_settings(const RunConfig& config, bool root);
 
 class ExperimentRunner {
  public:
@@ -99,9 +106,14 @@ class ExperimentRunner {
            settings_.amplify.requested();
   }
   uint64_t now_ns() const;
-  Choice fixed_choice() const {
-    const SourceLine* l = settings_.fixed_line;
-    return l ? Choice{l->key, l->name()} : Choice{};
+  Choice fixed_choice() {
+    if (const SourceLine* l = settings_.fixed_line) {
+      return Choice{l->key, l->name()};
+    }
+    if (settings_.fixed_elsewhere && fixed_found_.key == 0) {
+      state_.fixed.take(&fixed_found_.key, &fixed_found_.name);
+    }
+    return fixed_found_;
   }
   // Waits up to `ns` for stop(); returns true if stopped.
   bool wait(uint64_t ns);
@@ -132,6 +144,7 @@ class ExperimentRunner {
   bool stop_ = false;
   std::atomic<bool> async_stop_{false};
   std::function<void()> before_snapshot_;
+  Choice fixed_found_;  // fixed_elsewhere: the line once another process resolved it
 };
 
 template <typename Idle>
@@ -160,7 +173,7 @@ void ExperimentRunner::run(Idle&& idle) {
     Choice line = fixed_choice();
     bool no_line = load_alone();
     while (line.key == 0 && !no_line) {
-      line = wait_for_line();
+      line = settings_.fixed_elsewhere ? fixed_choice() : wait_for_line();
       if (line.key == 0 && waiting(settings_.sampling_period_ns)) {
         return;
       }

@@ -1,11 +1,12 @@
-// The runtime across a process tree (see runtime.h and shared_run.h): fork()'s handlers, which
-// start the runtime again in a forked child as a follower of the run, and a follower's watch on
-// the root.
+// The runtime across a process tree (see runtime.h and shared_run.h): the lines each process
+// resolves for the run, fork()'s handlers, which start the runtime again in a forked child as a
+// follower of the run, and a follower's watch on the root.
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include "own_fds.h"
+#include "platform.h"
 #include "runtime/hooks_api.h"
 #include "runtime/quiet_hooks.h"
 #include "runtime/runtime.h"
@@ -72,8 +73,100 @@ void Runtime::follow_into_child() {
   child->start(&inherited);
 }
 
+bool Runtime::resolve_lines_of_run(SamplerKind sampler, RunnerSettings* runner,
+                                   std::string* error) {
+  SharedRun& run = *run_.run;
+  // Only a run whose memory its children share can find lines in other processes.
+  bool elsewhere_ok = run_.shared && config_.follow_children;
+  no_lines_ = lines_.no_lines_reason();
+  if (!no_lines_.empty() && root() && !elsewhere_ok) {
+    *error = no_lines_;
+    return false;
+  }
+  if (no_lines_.empty()) {
+    run.with_lines.fetch_add(1, std::memory_order_relaxed);
+  } else if (root()) {
+    reporter_.say(no_lines_ +
+                      "; this process coordinates the run, whose lines come from the "
+                      "programs it starts",
+                  false);
+  }  // a child without lines of its own is still sampled and slowed: its time is the run's
+  uint32_t found = 0;
+  if (!config_.fixed_line.empty()) {
+    bool elsewhere = false;
+    SourceLine* line = CommandLinePoints::resolve_line(lines_.table(), config_.fixed_line,
+                                                       "--fixed-line", error, &elsewhere);
+    if (line) {
+      found |= 1;
+      if (root()) {
+        runner->fixed_line = line;
+      } else {
+        experiment_.fixed.put(*line);  // for a root that does not have it
+      }
+    } else if (root()) {
+      if (!elsewhere_ok || !elsewhere) {  // a line of this program's own files, or ambiguous
+        return false;
+      }
+      runner->fixed_elsewhere = fixed_elsewhere_ = true;
+    }
+  }
+  // Counted in the run's shared counters, so every process that has a point's line adds to it.
+  points_.attach_shared(&run.points);
+  if (!config_.breakpoint_progress.empty() && sampler == SamplerKind::kTimer) {
+    if (root()) {
+      *error =
+          "--progress counts with hardware breakpoints, which need perf_event (refused here); "
+          "use --sampled-progress FILE:LINE instead";
+      return false;
+    }
+  } else if (!command_line_points_.resolve(config_, lines_.table(), lines_.map(), points_,
+                                           elsewhere_ok || !root(), &found, error)) {
+    return false;
+  }
+  run.resolved.fetch_or(found, std::memory_order_relaxed);
+  error->clear();
+  return true;
+}
+
+void Runtime::say_what_no_process_had() {
+  SharedRun& run = *run_.run;
+  if (!no_lines_.empty() && run.with_lines.load(std::memory_order_relaxed) == 0) {
+    reporter_.say("error: no process of the run had lines to profile: " + no_lines_, true);
+    return;  // nothing below could have been found either
+  }
+  uint32_t resolved = run.resolved.load(std::memory_order_relaxed);
+  auto missing = [&](const std::string& option, const std::string& spec) {
+    reporter_.say("warning: " + option + " " + spec +
+                      " was found in no process of the run; pick a line that the compiler "
+                      "emitted code for",
+                  true);
+  };
+  if (!config_.fixed_line.empty() && !(resolved & 1)) {
+    missing("--fixed-line", config_.fixed_line);
+  }
+  for (size_t i = 0; i < config_.breakpoint_progress.size(); i++) {
+    if (!(resolved & (2u << i))) {
+      missing("--progress", config_.breakpoint_progress[i]);
+    }
+  }
+  for (size_t i = 0; i < config_.sampled_progress.size(); i++) {
+    if (!(resolved & ((2u << kMaxBreakpointPoints) << i))) {
+      missing("--sampled-progress", config_.sampled_progress[i]);
+    }
+  }
+}
+
 void Runtime::watch_root() {
-  if (root_gone_ || kill(run_.root_pid, 0) == 0 || errno != ESRCH) {
+  if (root_gone_) {
+    return;
+  }
+  // A live root answers a signal, or, seen from another PID namespace (where its pid names
+  // nothing), keeps its heartbeat fresh; a gone one does neither for a second.
+  if (kill(run_.root_pid, 0) == 0 || errno != ESRCH) {
+    return;
+  }
+  uint64_t beat = run_.run->root_alive_ns.load(std::memory_order_relaxed);
+  if (beat != 0 && platform::monotonic_ns() < beat + 1000000000ull) {
     return;
   }
   root_gone_ = true;

@@ -105,22 +105,15 @@ bool Runtime::start(const LocalDelays* forked) {
   if (!forked) {  // a forked child has its parent's map (dl_iterate_phdr's lock may be held)
     lines_.map_new_objects();
   }
-  std::string error = lines_.no_lines_reason();
-  if (!error.empty() && root()) {
-    fail(error);
-    return false;
-  }  // a child without lines of its own is still sampled and slowed: its time is the run's
-
-  // The run's line and points are the root's to resolve; a child's program may not have them.
-  SourceLine* fixed_line = nullptr;
-  if (root() && !config_.fixed_line.empty() &&
-      !(fixed_line = CommandLinePoints::resolve_line(lines_.table(), config_.fixed_line,
-                                                     "--fixed-line", &error))) {
-    fail(error);
-    return false;
+  // A forked child samples as its parent (no test again).
+  SamplerChoice sampler = parent_ ? SamplerChoice{parent_->backend_->kind(), ""}
+                                  : choose_sampler(config_.sampler, run_.run->sampler, root());
+  if (!sampler.note.empty()) {
+    reporter_.say(sampler.note, false);
   }
-  if (root() &&
-      !command_line_points_.resolve(config_, lines_.table(), lines_.map(), points_, &error)) {
+  std::string error;
+  RunnerSettings runner = runner_settings(config_, root());
+  if (!resolve_lines_of_run(sampler.kind, &runner, &error)) {
     fail(error);
     return false;
   }
@@ -129,20 +122,7 @@ bool Runtime::start(const LocalDelays* forked) {
     return false;
   }
 
-  amplify_.arrival_speedup_ns = config_.arrival_speedup_ns;
-  amplify_.load = config_.load;
-  RunnerSettings runner;
-  runner.amplify = amplify_;
-  runner.scheduler.zero_speedup_share = config_.zero_speedup_share;
-  runner.scheduler.fixed_speedup = config_.fixed_speedup;
-  runner.scheduler.speedup_step = config_.speedup_step;
-  runner.scheduler.initial_length_ns = config_.experiment_length_ns;
-  runner.scheduler.cooloff_ns = config_.sampling_period_ns * kCooloffPeriods;
-  runner.end_to_end = config_.end_to_end;
-  runner.fixed_line = fixed_line;
-  runner.follower = !root();
-  runner.sampling_period_ns = config_.sampling_period_ns;
-  runner.run_id = config_.run_id;
+  amplify_ = runner.amplify;
   runner_ = std::make_unique<ExperimentRunner>(
       runner, experiment_, points_, writer_, platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
   runner_->set_before_snapshot([this] {
@@ -156,15 +136,7 @@ bool Runtime::start(const LocalDelays* forked) {
   // A forked child has the handler and the signal already (and no other thread to mask it in).
   settings.signal =
       forked ? platform::sample_signal() : sample_signal::install(sample_signal_handler);
-  if (parent_) {
-    backend_ = same_sampler(*parent_->backend_, settings);  // the parent chose (no test again)
-  } else {
-    SamplerChoice choice = choose_sampler(config_.sampler, settings, run_.run->sampler, root());
-    backend_ = std::move(choice.backend);
-    if (!choice.note.empty()) {
-      reporter_.say(choice.note, false);
-    }
-  }
+  backend_ = make_sampler(sampler.kind, settings);
 
   install_exit_signal_handlers();
   if (forked) {
@@ -218,7 +190,6 @@ bool Runtime::start(const LocalDelays* forked) {
   if (!writer_.write_block(startup, 0, &error)) {
     reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
   }
-  points_.attach_shared(&run_.run->points);
   active_.store(this, std::memory_order_release);
   quiet_hooks::g_handoffs.store(&handoffs_, std::memory_order_release);
   quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
@@ -264,7 +235,9 @@ void* Runtime::profiler_main(void* arg) {
     if (!self->root()) {
       self->watch_root();
       self->points_.publish_arrivals();
+      self->command_line_points_.refresh();  // its --progress executions, added to the run's
     } else {
+      self->run_.run->root_alive_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
       self->points_.adopt_shared();  // a latency point a child begins mid-experiment is ticked
       if (self->run_.run->processes.load(std::memory_order_relaxed) > 1) {
         hooks_api::starting_process();  // children made without a hook (vfork, then exec)
@@ -390,6 +363,7 @@ void Runtime::finish_shutdown() {
   drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
   if (!root()) {
     points_.publish_arrivals();
+    command_line_points_.refresh();
     if (ThreadState* t = t_thread_state) {  // for the parent that waits for this process's exit
       delays_.before_wake(*t, FdKeys::of_process(getpid()), run_.run->handoffs);
     }
@@ -404,6 +378,9 @@ void Runtime::finish_shutdown() {
         "error: could not append the final records to " + config_.output + " (" + why + ")", true);
   }
   writer_.close();
+  if (root()) {
+    say_what_no_process_had();
+  }
 
   RunTotals run;
   run.run_ns = platform::monotonic_ns() - start_ns_;

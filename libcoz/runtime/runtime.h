@@ -122,6 +122,15 @@ class Runtime {
   static void after_fork_in_child();
   // The child's runtime, started with this (the parent's) lines, points and run.
   void follow_into_child();
+  // The lines this process resolves (process_tree.cpp): the run's --fixed-line and command-line
+  // progress points wherever a process has them. A root without lines of its own (a shell, a
+  // build driver) coordinates the run when children are followed; without them it cannot run.
+  // Fills `runner`'s line; false with `error` when profiling cannot run here (--progress needs
+  // perf_event: not with the timer `sampler`).
+  bool resolve_lines_of_run(SamplerKind sampler, RunnerSettings* runner, std::string* error);
+  // At the root's shut-down: what no process of the run found (debug information in scope, the
+  // --fixed-line, a command-line point), said once.
+  void say_what_no_process_had();
   // A follower whose root has gone (killed: it could not end its experiment) ends it, so the
   // processes left do not go on paying its delays. From the profiler thread's idle calls.
   void watch_root();
@@ -172,8 +181,10 @@ class Runtime {
   std::atomic<bool> shutdown_done_{false};
   std::atomic<bool> signal_shutdown_{false};  // the profiler thread writes the final records
   pid_t pid_ = 0;
-  Runtime* parent_ = nullptr;  // in a forked child: the parent's runtime (a copy, never running)
-  bool root_gone_ = false;     // watch_root() ended the root's experiment
+  Runtime* parent_ = nullptr;     // in a forked child: the parent's runtime (a copy, never running)
+  bool root_gone_ = false;        // watch_root() ended the root's experiment
+  std::string no_lines_;          // why this process has no lines in scope (empty: it has some)
+  bool fixed_elsewhere_ = false;  // --fixed-line is not here: another process of the run has it
 };
 
 }  // namespace coz

@@ -7,21 +7,16 @@
 #include "sample/timer_sampler.h"
 
 namespace coz {
-namespace {
-
-std::unique_ptr<SamplerBackend> make(SamplerKind kind, const SamplerSettings& settings) {
+std::unique_ptr<SamplerBackend> make_sampler(SamplerKind kind, const SamplerSettings& settings) {
   if (kind == SamplerKind::kTimer) {
     return std::make_unique<TimerSamplerBackend>(settings);
   }
   return std::make_unique<PerfSamplerBackend>(settings);
 }
 
-}  // namespace
-
-SamplerChoice choose_sampler(SamplerRequest request, const SamplerSettings& settings,
-                             std::atomic<int32_t>& run_choice, bool root) {
+SamplerChoice choose_sampler(SamplerRequest request, std::atomic<int32_t>& run_choice, bool root) {
   SamplerChoice choice;
-  SamplerKind kind = SamplerKind::kPerf;
+  SamplerKind& kind = choice.kind;
   if (request == SamplerRequest::kTimer) {
     kind = SamplerKind::kTimer;
   } else if (request == SamplerRequest::kAuto) {
@@ -41,13 +36,7 @@ SamplerChoice choose_sampler(SamplerRequest request, const SamplerSettings& sett
   if (root) {
     run_choice.store(static_cast<int32_t>(kind) + 1, std::memory_order_release);
   }
-  choice.backend = make(kind, settings);
   return choice;
-}
-
-std::unique_ptr<SamplerBackend> same_sampler(const SamplerBackend& backend,
-                                             const SamplerSettings& settings) {
-  return make(backend.kind(), settings);
 }
 
 uint64_t measured_resolution_ns(const SamplerBackend& backend) {

@@ -16,18 +16,16 @@
 namespace coz {
 
 struct SamplerChoice {
-  std::unique_ptr<SamplerBackend> backend;
+  SamplerKind kind = SamplerKind::kPerf;
   // Why the timer runs where perf_event was refused, for --verbose; empty otherwise.
   std::string note;
 };
 
 // `run_choice`: the run's shared choice (SamplerKind + 1, 0 while unset); the root sets it.
-SamplerChoice choose_sampler(SamplerRequest request, const SamplerSettings& settings,
-                             std::atomic<int32_t>& run_choice, bool root);
+SamplerChoice choose_sampler(SamplerRequest request, std::atomic<int32_t>& run_choice, bool root);
 
-// A backend like `backend` (the same kind and settings), for a forked child.
-std::unique_ptr<SamplerBackend> same_sampler(const SamplerBackend& backend,
-                                             const SamplerSettings& settings);
+// The backend of `kind`.
+std::unique_ptr<SamplerBackend> make_sampler(SamplerKind kind, const SamplerSettings& settings);
 
 // The timer sampler's measured CPU time per signal (0 for perf, or before the first signal).
 uint64_t measured_resolution_ns(const SamplerBackend& backend);

@@ -31,6 +31,13 @@ struct SharedRun {
   // The root's sampler (SamplerKind + 1; 0 before it chose): a follower asked for auto takes it
   // without testing perf_event again.
   std::atomic<int32_t> sampler{0};
+  // The root's profiler thread, at least every 10 ms (CLOCK_MONOTONIC): a follower in another
+  // PID namespace, which cannot signal the root, still tells a live root from a gone one.
+  std::atomic<uint64_t> root_alive_ns{0};
+  // Processes with lines in scope, and the command-line lines some process resolved (bit 0:
+  // --fixed-line; 1 + i: --progress i; 1 + kMaxBreakpointPoints + i: --sampled-progress i).
+  std::atomic<uint32_t> with_lines{0};
+  std::atomic<uint32_t> resolved{0};
   ExperimentState experiment;
   SharedPoints points;
   // Counts published by wakers in one process for waiters in another, under keys that mean the

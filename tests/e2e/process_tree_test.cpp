@@ -1,7 +1,8 @@
 // Process trees under `coz run` (README, "Process trees"): forked and spawned children are
 // sampled and take part in the root's experiments (their progress points count, a speedup of a
 // line they run inserts delays), many short children and a daemon leave the program's output and
-// status unchanged, and --no-follow-children leaves children alone.
+// status unchanged, and --no-follow-children leaves children alone. A root without lines of its
+// own (a shell) coordinates one run whose lines come from the programs it starts.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -149,6 +150,68 @@ TEST(ProcessTree, TurnedOffLeavesChildrenUnprofiled) {
   EXPECT_EQ(t.out, "done 2\n");
   EXPECT_TRUE(t.processes.empty());
   EXPECT_EQ(child_samples(t, line_name("children.c", "child-work")), 0u);
+}
+
+// `sh -c "children ARGS; true"` (the `true` keeps the shell from exec'ing the program: it forks,
+// waits and stays the root) under coz run with `options`.
+Tree run_wrapped(const TempDir& dir, const std::string& args, std::vector<std::string> options) {
+  Tree t;
+  t.profile = dir.file("wrapped.coz");
+  std::vector<std::string> argv = {COZ_TEST_CLI, "run", "-o", t.profile};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"---", "/bin/sh", "-c", fixture("children") + " " + args + "; true"});
+  auto r = run_process(argv);
+  EXPECT_EQ(r.status, 0) << r.err;  // the shell's status
+  t.out = r.out;
+  t.all = read_records(t.profile);
+  for (const Record& rec : t.all) {
+    if (rec.kind == RecordKind::kStartup) {
+      t.root_pid = rec.u64("pid");
+    } else if (rec.type == "process") {
+      t.processes.push_back(&rec);
+    }
+  }
+  return t;
+}
+
+TEST(ProcessTree, AShellWithoutLinesCoordinatesTheRunOfThePrograms) {
+  TempDir dir;
+  std::string work = line_name("children.c", "child-work");
+  // The line is the workers', resolved by the processes that have it (the shell has no lines).
+  Tree t = run_wrapped(dir, "fork 1500",
+                       {"--end-to-end", "--fixed-line",
+                        "children.c:" + work.substr(work.rfind(':') + 1), "--fixed-speedup", "50"});
+  EXPECT_EQ(t.out, "done 2\n");
+  EXPECT_EQ(t.processes.size(), 3u) << "the program the shell started and its two workers";
+  EXPECT_GT(child_samples(t, work), 500u);
+  auto experiments = records_of(t.profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u) << "one run, one experiment, run by the shell";
+  EXPECT_EQ(experiments[0].text("selected"), work);
+  EXPECT_GT(experiments[0].u64("selected-samples"), 500u);
+  uint64_t visits = 0;
+  for (const Record& r : records_of(t.profile, RecordKind::kThroughputPoint)) {
+    visits += r.text("name") == "child-jobs" ? r.u64("delta") : 0;
+  }
+  EXPECT_GT(visits, 100u) << "the workers' progress counts in the shell's experiment";
+}
+
+TEST(ProcessTree, AShellWithoutLinesRunsExperimentsOnTheProgramsLines) {
+  TempDir dir;
+  Tree t = run_wrapped(dir, "fork 1500", {"--experiment-length", "100ms"});
+  auto experiments = records_of(t.profile, RecordKind::kExperiment);
+  ASSERT_GE(experiments.size(), 2u);
+  for (const Record& e : experiments) {
+    EXPECT_NE(e.text("selected").find("children.c:"), std::string::npos) << e.text("selected");
+  }
+}
+
+TEST(ProcessTree, NoProcessWithLinesIsSaidAtTheEnd) {
+  TempDir dir;
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-o", dir.file("none.coz"), "---", fixture("fixture_nodebug")});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("no process of the run had lines to profile"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-g"), std::string::npos) << r.err;
 }
 
 }  // namespace
