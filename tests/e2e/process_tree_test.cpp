@@ -31,17 +31,17 @@ struct Tree {
   std::vector<const Record*> processes;  // `process` records
 };
 
-Tree run_children(const TempDir& dir, std::vector<std::string> args,
-                  std::vector<std::string> options = {}) {
+// `coz run -o PROFILE OPTIONS --- PROGRAM...`, which must exit with `status`, and its profile.
+Tree run_tree(const std::string& profile, const std::vector<std::string>& options,
+              const std::vector<std::string>& program, int status) {
   Tree t;
-  t.profile = dir.file("tree.coz");
+  t.profile = profile;
   std::vector<std::string> argv = {COZ_TEST_CLI, "run", "-o", t.profile};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back("---");
-  argv.push_back(fixture("children"));
-  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), program.begin(), program.end());
   auto r = run_process(argv);
-  EXPECT_EQ(r.status, 3) << r.err;  // the program's own status
+  EXPECT_EQ(r.status, status) << r.err;  // the program's own status
   t.out = r.out;
   t.all = read_records(t.profile);
   for (const Record& rec : t.all) {
@@ -52,6 +52,12 @@ Tree run_children(const TempDir& dir, std::vector<std::string> args,
     }
   }
   return t;
+}
+
+Tree run_children(const TempDir& dir, std::vector<std::string> args,
+                  std::vector<std::string> options = {}) {
+  args.insert(args.begin(), fixture("children"));
+  return run_tree(dir.file("tree.coz"), options, args, 3);
 }
 
 // Samples of `line` taken by processes other than the root.
@@ -155,23 +161,8 @@ TEST(ProcessTree, TurnedOffLeavesChildrenUnprofiled) {
 // `sh -c "children ARGS; true"` (the `true` keeps the shell from exec'ing the program: it forks,
 // waits and stays the root) under coz run with `options`.
 Tree run_wrapped(const TempDir& dir, const std::string& args, std::vector<std::string> options) {
-  Tree t;
-  t.profile = dir.file("wrapped.coz");
-  std::vector<std::string> argv = {COZ_TEST_CLI, "run", "-o", t.profile};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {"---", "/bin/sh", "-c", fixture("children") + " " + args + "; true"});
-  auto r = run_process(argv);
-  EXPECT_EQ(r.status, 0) << r.err;  // the shell's status
-  t.out = r.out;
-  t.all = read_records(t.profile);
-  for (const Record& rec : t.all) {
-    if (rec.kind == RecordKind::kStartup) {
-      t.root_pid = rec.u64("pid");
-    } else if (rec.type == "process") {
-      t.processes.push_back(&rec);
-    }
-  }
-  return t;
+  return run_tree(dir.file("wrapped.coz"), options,
+                  {"/bin/sh", "-c", fixture("children") + " " + args + "; true"}, 0);
 }
 
 TEST(ProcessTree, AShellWithoutLinesCoordinatesTheRunOfThePrograms) {
