@@ -62,6 +62,14 @@ bool preloaded(const char* path) {
 }  // namespace
 
 bool wrapped_after_runtime(char* out, size_t size) {
+  // Only another LD_PRELOAD entry can be what a real function resolves to: with the runtime
+  // alone there, nothing to look up (dladdr on every function takes most of a millisecond, in
+  // every process a run starts).
+  const char* list = getenv("LD_PRELOAD");
+  if (!list || list[strcspn(list, ": ")] == '\0' ||
+      list[strcspn(list, ": ") + strspn(list + strcspn(list, ": "), ": ")] == '\0') {
+    return false;
+  }
   const char* library = nullptr;
   size_t used = 0;
   auto check = [&](const char* name, void* fn) {

@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "line/cu_ranges.h"
+#include "line/debug_precheck.h"
 
 namespace coz {
 const AddressRange* ObjectLines::lookup(uintptr_t addr) const {
@@ -85,8 +86,17 @@ struct DebugSession {
   std::string message;
   std::string debug_file;
 
+  // Where separate debug files are looked for: the user's directories, then beside the object,
+  // its .debug/, and /usr/lib/debug.
+  static std::string search_path(const std::string& debug_path) {
+    return (debug_path.empty() ? "" : debug_path + ":") + ":.debug:/usr/lib/debug";
+  }
+  static std::string missing_message(const LoadedObject& object, const char* what) {
+    return object.path + " has " + what + "; compile it with -g";
+  }
+
   DebugSession(const LoadedObject& object, const std::string& debug_path) {
-    search = (debug_path.empty() ? "" : debug_path + ":") + ":.debug:/usr/lib/debug";
+    search = search_path(debug_path);
     search_ptr = search.data();
     callbacks.find_elf = dwfl_build_id_find_elf;
     callbacks.find_debuginfo = find_local_debuginfo;
@@ -131,7 +141,7 @@ struct DebugSession {
                 " rebuild with -gz=zlib or -gz=none";
     } else {
       status = DebugInfoStatus::kNoDebugInfo;
-      message = object.path + " has " + what + "; compile it with -g";
+      message = missing_message(object, what);
     }
   }
 
@@ -186,6 +196,11 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
                                                LineTable* table, const std::string& debug_path) {
   auto out = std::make_unique<ObjectLines>();
   out->object = object;
+  if (!may_have_debug_info(object.path, DebugSession::search_path(debug_path))) {
+    out->status = DebugInfoStatus::kNoDebugInfo;  // without opening it with elfutils
+    out->message = DebugSession::missing_message(object, "no debug information");
+    return out;
+  }
   DebugSession session(object, debug_path);
   out->status = session.status;
   out->message = session.message;

@@ -77,14 +77,20 @@ constexpr uintptr_t kStackWords = 256;
 
 }  // namespace
 
-int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns) {
+int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns,
+                       std::atomic<int32_t>& found) {
   period_ns_ = period_ns;
   if (!on) {
     return mode_ = 0;
   }
-  // Does the kernel bump the counter at a switch? A short sleep tells (the real call: the hooks
-  // do not act yet); tried three times, as a sleep may end without a switch.
-  if (const volatile uint32_t* switches = self.sampler ? self.sampler->switch_count() : nullptr) {
+  constexpr int32_t kFound = 1, kCounterWorks = 2, kTscClock = 4;
+  int32_t known = found.load(std::memory_order_acquire);
+  const volatile uint32_t* switches = self.sampler ? self.sampler->switch_count() : nullptr;
+  if (known & kFound) {  // another process of the run tested this kernel and clock
+    counter_works_ = switches && (known & kCounterWorks);
+  } else if (switches) {
+    // Does the kernel bump the counter at a switch? A short sleep tells (the real call: the
+    // hooks do not act yet); tried three times, as a sleep may end without a switch.
     for (int i = 0; i < 3 && !counter_works_; i++) {
       uint32_t before = *switches;
       timespec tiny = {0, 1000};
@@ -94,10 +100,15 @@ int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns) {
   }
   mode_ = wait_hooks::kOn;
 #if defined(__x86_64__) || defined(__i386__)
-  if (clock_source_is_tsc()) {
+  if ((known & kFound) ? (known & kTscClock) != 0 : clock_source_is_tsc()) {
     mode_ |= wait_hooks::kTsc;
   }
 #endif
+  if (!(known & kFound)) {
+    found.store(
+        kFound | (counter_works_ ? kCounterWorks : 0) | (mode_ & wait_hooks::kTsc ? kTscClock : 0),
+        std::memory_order_release);
+  }
   origin_tsc_ = wait_hooks::tsc_now();
   origin_ns_ = wait_hooks::monotonic_ns();
   // Timed in nanoseconds, the gate is set now; in TSC ticks, once their rate is known (the first

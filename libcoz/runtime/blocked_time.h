@@ -44,7 +44,9 @@ class BlockedTime {
 
   // Chooses how waits are told and timed, with the calling (attached) thread's sampler; returns
   // the mode for wait_hooks::set_mode (0 when `on` is false). `period_ns`: the sampling period.
-  int start(bool on, const ThreadState& self, uint64_t period_ns);
+  // `found`: what a process of the run found of this kernel and clock (SharedRun::wait_tests),
+  // used when set, else tested here and set (a tenth of a millisecond a process saved).
+  int start(bool on, const ThreadState& self, uint64_t period_ns, std::atomic<int32_t>& found);
   // In a forked child: what the parent found (the same kernel and clock), without testing again.
   int inherit(const BlockedTime& parent) {
     period_ns_ = parent.period_ns_;

@@ -70,6 +70,13 @@ uint64_t own_mappings() {
   return total;
 }
 
+// Whether tell_address_space() has anything to say: with --verbose, or under an address-space
+// limit. Reading /proc/self/maps takes a tenth of a millisecond, in every process a run starts.
+bool address_space_matters(const coz::RunConfig& config) {
+  rlimit rl = {};
+  return config.verbose || (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY);
+}
+
 // What the profiler took of the address space: a warning under a low address-space limit
 // (RLIMIT_AS: the program can allocate that much less than without it), else with --verbose.
 void tell_address_space(const coz::Reporter& reporter, uint64_t before) {
@@ -97,6 +104,7 @@ void tell_address_space(const coz::Reporter& reporter, uint64_t before) {
 
 __attribute__((constructor)) void coz_start() {
   coz::hooks_api::InsideRuntime inside;
+  uint64_t began = coz::platform::monotonic_ns();
   coz::real();  // resolve every hook's real function before the program can race us to it
   std::vector<std::string> errors;
   coz::RunConfig config = coz::from_environment(&errors);
@@ -116,7 +124,8 @@ __attribute__((constructor)) void coz_start() {
     }
     return;
   }
-  uint64_t before = address_space();
+  bool tell = address_space_matters(config);
+  uint64_t before = tell ? address_space() : 0;
   coz::Reporter reporter(config);
   char wrapped[512];
   if (coz::wrapped_after_runtime(wrapped, sizeof wrapped)) {
@@ -128,10 +137,13 @@ __attribute__((constructor)) void coz_start() {
                  true);
   }
   // Never freed: threads may still be running (and taking samples) while the process exits.
-  auto* runtime = new coz::Runtime(std::move(config), process_progress_points(), std::move(run));
+  auto* runtime = new coz::Runtime(std::move(config), process_progress_points(), std::move(run),
+                                   nullptr, began);
   if (runtime->start()) {
     at_quick_exit(stop_at_quick_exit);
-    tell_address_space(reporter, before);
+    if (tell) {
+      tell_address_space(reporter, before);
+    }
   }
 }
 

@@ -55,6 +55,7 @@ void Runtime::after_fork_in_child() {
 
 void Runtime::follow_into_child() {
   hooks_api::InsideRuntime inside;
+  uint64_t began = platform::monotonic_ns();
   LocalDelays inherited;
   if (ThreadState* t = t_thread_state) {
     inherited = t->delays;
@@ -67,7 +68,7 @@ void Runtime::follow_into_child() {
   run.role = RunRole::kFollower;
   run.run->processes.fetch_add(1, std::memory_order_relaxed);
   // Never freed, as the first runtime: the child's threads may sample until it exits.
-  auto* child = new Runtime(config_, points_, std::move(run), this);
+  auto* child = new Runtime(config_, points_, std::move(run), this, began);
   child->life_.reuse_key(life_);           // one key per image, however many generations fork
   child->config_.output = writer_.path();  // absolute: the program may have changed directory
   child->start(&inherited);

@@ -84,7 +84,8 @@ void thread_exit(void* state) {
 
 }  // namespace
 
-Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent)
+Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent,
+                 uint64_t began_ns)
     : config_(with_root(std::move(config), run)),
       own_lines_(parent ? nullptr : std::make_unique<ProgramLines>(config_, reporter_)),
       lines_(parent ? parent->lines_ : *own_lines_),
@@ -94,10 +95,14 @@ Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtim
       handoffs_(parent ? parent->handoffs_ : *own_handoffs_),
       own_fd_keys_(parent ? nullptr : std::make_unique<FdKeys>()),
       fd_keys_(parent ? parent->fd_keys_ : *own_fd_keys_),
+      began_ns_(began_ns),
       parent_(parent) {}
 
 bool Runtime::start(const LocalDelays* forked) {
   start_ns_ = platform::monotonic_ns();
+  if (began_ns_ == 0 || began_ns_ > start_ns_) {
+    began_ns_ = start_ns_;
+  }
   pid_ = getpid();
   if (config_.exec_ns == 0 || config_.exec_ns > start_ns_ || !root()) {
     config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
@@ -168,7 +173,8 @@ bool Runtime::start(const LocalDelays* forked) {
   }
   int wait_mode =
       parent_ ? blocked_.inherit(parent_->blocked_)  // the same kernel and clock: no new tests
-              : blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns);
+              : blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns,
+                               run_.run->wait_tests);
   blocked_.attach(*t_thread_state, platform::current_tid());
   reporter_.say(blocked_.describe(), false);
   // Written before the program runs, so even a run killed at once leaves a profile behind. A
@@ -204,6 +210,9 @@ bool Runtime::start(const LocalDelays* forked) {
     publish_run(run_, config_.follow_children);  // for the programs it runs
   }
 
+  if (!root()) {
+    absorb_own_time(began_ns_);
+  }
   runner_->begin_end_to_end_early();
   // The profiler thread takes no signals meant for the program, and is not sampled.
   sigset_t all, saved;
@@ -309,6 +318,7 @@ void Runtime::shutdown() {
     return;
   }
   in_shutdown = true;
+  shutdown_began_ns_ = platform::monotonic_ns();
   sample_signal::Block block;
   if (profiler_running_) {
     runner_->stop();
@@ -325,6 +335,7 @@ void Runtime::shutdown_from_signal() {
     }
     return;
   }
+  shutdown_began_ns_ = platform::monotonic_ns();
   // Only async-signal-safe steps here: an atomic flag the profiler thread checks at least every
   // 10 ms, and sleeps. If the profiler thread cannot finish (it needs a lock this thread holds),
   // the program dies of its signal after 3 s with the experiments already written.
@@ -337,6 +348,13 @@ void Runtime::wait_for_shutdown(int ms) const {
   for (int i = 0; i < ms && !shutdown_done_.load(); i++) {
     timespec one = {0, 1000000};
     real().nanosleep(&one, nullptr);
+  }
+}
+
+void Runtime::absorb_own_time(uint64_t since_ns) {
+  uint64_t now = platform::monotonic_ns();
+  if (ThreadState* t = t_thread_state; t && since_ns != 0 && now > since_ns) {
+    delays_.absorb_own(*t, now - since_ns);
   }
 }
 
@@ -364,6 +382,7 @@ void Runtime::finish_shutdown() {
   if (!root()) {
     points_.publish_arrivals();
     command_line_points_.refresh();
+    absorb_own_time(shutdown_began_ns_);
     if (ThreadState* t = t_thread_state) {  // for the parent that waits for this process's exit
       delays_.before_wake(*t, FdKeys::of_process(getpid()), run_.run->handoffs);
     }

@@ -51,7 +51,10 @@ class Runtime {
   // keeps its `parent`'s lines (the same code at the same addresses, mapped already), hand-off
   // table and descriptor keys (copies of the parent's memory, written on demand): a child made
   // for a few milliseconds of work does not zero or map them again.
-  Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent = nullptr);
+  // `began_ns` (CLOCK_MONOTONIC): when this process's runtime began its work (the library
+  // constructor, fork()'s child handler); 0: when start() begins.
+  Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent = nullptr,
+          uint64_t began_ns = 0);
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
@@ -134,6 +137,12 @@ class Runtime {
   // A follower whose root has gone (killed: it could not end its experiment) ends it, so the
   // processes left do not go on paying its delays. From the profiler thread's idle calls.
   void watch_root();
+  // A follower's own start-up or shut-down, which the native program does not spend (about a
+  // tenth to half a millisecond in each child, on the critical path of a parent that waits for
+  // it): taken out of the experiment's time as a virtual speedup takes a delay out, the calling
+  // thread counting it as already paid and every other thread of the run owing it
+  // (DelayProtocol::absorb_own). A parent waiting for the child is credited at its exit.
+  void absorb_own_time(uint64_t since_ns);
   // Waits up to `ms` milliseconds for shut-down to finish (async-signal-safe).
   void wait_for_shutdown(int ms) const;
   // The writing half of shut-down, once the profiler thread has stopped (or is the caller).
@@ -177,6 +186,8 @@ class Runtime {
   bool profiler_running_ = false;
 
   uint64_t start_ns_ = 0;  // monotonic, at start()
+  uint64_t began_ns_ = 0;  // monotonic, when this process's runtime began (see the constructor)
+  uint64_t shutdown_began_ns_ = 0;
   std::atomic<bool> shut_down_{false};
   std::atomic<bool> shutdown_done_{false};
   std::atomic<bool> signal_shutdown_{false};  // the profiler thread writes the final records

@@ -37,6 +37,7 @@ struct SharedRun {
   // Processes with lines in scope, and the command-line lines some process resolved (bit 0:
   // --fixed-line; 1 + i: --progress i; 1 + kMaxBreakpointPoints + i: --sampled-progress i).
   std::atomic<uint32_t> with_lines{0};
+  std::atomic<int32_t> wait_tests{0};  // BlockedTime::start's findings, for the run's processes
   std::atomic<uint32_t> resolved{0};
   ExperimentState experiment;
   SharedPoints points;

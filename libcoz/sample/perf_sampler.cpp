@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 
 #include "own_fds.h"
@@ -289,10 +289,14 @@ class PerfThreadSampler : public ThreadSampler {
 };
 
 int read_paranoid() {
-  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
   int value = -100;
-  in >> value;
-  return in ? value : -100;
+  if (FILE* f = fopen("/proc/sys/kernel/perf_event_paranoid", "re")) {
+    if (fscanf(f, "%d", &value) != 1) {
+      value = -100;
+    }
+    fclose(f);
+  }
+  return value;
 }
 
 // A sentence explaining why perf_event_open failed with `err`, and what to do about it.

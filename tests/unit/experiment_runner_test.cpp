@@ -235,5 +235,65 @@ TEST(ExperimentRunner, AnExperimentCutShortByStopIsNotWritten) {
   EXPECT_TRUE(r.elapsed_written().empty()) << "the cut experiment is not written";
 }
 
+TEST(ExperimentRunner, SettingsComeFromTheConfig) {
+  RunConfig c;
+  c.end_to_end = true;
+  c.fixed_speedup = 25;
+  c.speedup_step = 10;
+  c.zero_speedup_share = 0.25;
+  c.sampling_period_ns = 2000000;
+  c.experiment_length_ns = 300000000;
+  c.arrival_speedup_ns = 750000;
+  c.load = 2;
+  c.run_id = 9;
+  RunnerSettings root = runner_settings(c, true);
+  EXPECT_TRUE(root.end_to_end);
+  EXPECT_FALSE(root.follower);
+  EXPECT_EQ(root.scheduler.fixed_speedup, 25);
+  EXPECT_EQ(root.scheduler.speedup_step, 10);
+  EXPECT_EQ(root.scheduler.zero_speedup_share, 0.25);
+  EXPECT_EQ(root.scheduler.initial_length_ns, 300000000u);
+  EXPECT_EQ(root.scheduler.cooloff_ns, kCooloffPeriods * 2000000u) << "in sampling periods";
+  EXPECT_EQ(root.sampling_period_ns, 2000000u);
+  EXPECT_EQ(root.amplify.arrival_speedup_ns, 750000u);
+  EXPECT_EQ(root.amplify.load, 2.0);
+  EXPECT_EQ(root.run_id, 9u);
+  EXPECT_EQ(root.fixed_line, nullptr) << "the line is the caller's to resolve";
+  EXPECT_FALSE(root.fixed_elsewhere);
+  EXPECT_TRUE(runner_settings(c, false).follower);
+}
+
+TEST(ExperimentRunner, AFixedLineOnlyAnotherProcessHasBeginsOnceItIsResolved) {
+  test::TempDir dir;
+  ProfileWriter writer;
+  std::string error;
+  ASSERT_TRUE(writer.open(dir.file("p.coz"), &error)) << error;
+  LineTable lines;  // the other process's table
+  SourceLine* line = lines.intern_line(lines.intern_file("/src/worker.c"), 7);
+  ExperimentState state;
+  ProgressPoints points;
+  RunnerSettings settings;
+  settings.end_to_end = true;
+  settings.fixed_elsewhere = true;
+  settings.scheduler.fixed_speedup = 50;
+  ExperimentRunner runner(settings, state, points, writer, 1);
+  runner.begin_end_to_end_early();
+  EXPECT_EQ(state.selected.load(), 0u) << "not before the line is known";
+  std::thread profiler([&] { runner.run([] {}); });
+  state.offered.put(*line);  // a sample of it offers nothing: the line is fixed
+  state.fixed.put(*line);    // the process that has it resolved it
+  for (int i = 0; i < 1000 && state.selected.load() == 0; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(state.selected.load(), line->key);
+  runner.stop();
+  profiler.join();
+  runner.finish();
+  Records p = read_records(dir.file("p.coz"));
+  const Record* e = p.first(RecordKind::kExperiment);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->text(vocab::key::kSelected), "/src/worker.c:7");
+}
+
 }  // namespace
 }  // namespace coz

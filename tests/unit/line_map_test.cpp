@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include "line/debug_precheck.h"
 #include "test_support.h"
 
 namespace coz {
@@ -79,6 +80,20 @@ TEST(LineMap, BuildIdDebugFileNeedsItsDirectory) {
                                 fixture("debugroot"));
   ASSERT_EQ(with->status, DebugInfoStatus::kOk);
   EXPECT_NE(with->debug_file.find("/.build-id/"), std::string::npos) << with->debug_file;
+}
+
+TEST(LineMap, PrecheckTellsProgramsWithoutDebugInformationApart) {
+  // No debug section and no separate debug file where the line map looks: surely none.
+  EXPECT_FALSE(may_have_debug_info(fixture("fixture_nodebug"), ":.debug:/usr/lib/debug"));
+  // Its own sections, a .gnu_debuglink file beside it, a build-id file under a given directory.
+  EXPECT_TRUE(may_have_debug_info(fixture("fixture_dwarf5"), ":.debug:/usr/lib/debug"));
+  EXPECT_TRUE(may_have_debug_info(fixture("fixture_split"), ":.debug:/usr/lib/debug"));
+  EXPECT_FALSE(may_have_debug_info(fixture("fixture_buildid"), ":.debug:/usr/lib/debug"));
+  EXPECT_TRUE(may_have_debug_info(fixture("fixture_buildid"),
+                                  fixture("debugroot") + ":.debug:/usr/lib/debug"));
+  // What it cannot read is for elfutils to explain.
+  EXPECT_TRUE(may_have_debug_info("/no/such/file", ""));
+  EXPECT_TRUE(may_have_debug_info(program_source("two_hot.c"), ""));
 }
 
 TEST(LineMap, NoDebugInfoSaysHowToFixIt) {
