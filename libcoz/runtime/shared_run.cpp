@@ -72,13 +72,26 @@ JoinedRun start(bool follow) {
   return joined;
 }
 
+// This process's PID namespace (the inode /proc/self/ns/pid names), or 0 when unknown.
+unsigned long long pid_namespace() {
+  char link[64] = {};
+  unsigned long long inode = 0;
+  if (readlink("/proc/self/ns/pid", link, sizeof link - 1) > 0) {
+    sscanf(link, "pid:[%llu]", &inode);
+  }
+  return inode;
+}
+
 }  // namespace
 
 JoinedRun join_run(bool follow) {
   const char* spec = getenv(kSharedRunVariable);
   long pid = 0, fd = -1;
+  unsigned long long ns = 0;
   char end = 0;
-  if (!spec || sscanf(spec, "%ld:%ld%c", &pid, &fd, &end) != 2 || pid <= 0 || pid == getpid()) {
+  int fields = spec ? sscanf(spec, "%ld:%ld:%llu%c", &pid, &fd, &ns, &end) : 0;
+  if (fields < 2 || fields > 3 || pid <= 0 ||
+      (pid == getpid() && (ns == 0 || ns == pid_namespace()))) {
     return start(follow);  // no run to join (or a re-exec of the root, or nonsense): a new one
   }
   JoinedRun joined;
@@ -91,8 +104,16 @@ JoinedRun join_run(bool follow) {
   int own = open(path, O_RDWR | O_CLOEXEC);
   struct stat st = {};
   if (own < 0 || fstat(own, &st) != 0 || static_cast<size_t>(st.st_size) < mapped_size()) {
-    joined.why = "cannot reach the run's shared memory in process " + std::to_string(pid) + " (" +
-                 (own < 0 ? strerror(errno) : "too small") + "; has it exited?)";
+    if (ns != 0 && ns != pid_namespace()) {
+      joined.why = "it runs in another PID namespace than the run's root (pid " +
+                   std::to_string(pid) +
+                   " there), whose memory it cannot reach through this /proc; share the root's "
+                   "/proc with it (unshare without --mount-proc, docker run --pid=host) to "
+                   "profile it";
+    } else {
+      joined.why = "cannot reach the run's shared memory in process " + std::to_string(pid) + " (" +
+                   (own < 0 ? strerror(errno) : "too small") + "; has it exited?)";
+    }
     if (own >= 0) {
       close(own);
     }
@@ -115,9 +136,9 @@ JoinedRun join_run(bool follow) {
 }
 
 void publish_run(const JoinedRun& joined, bool follow) {
-  char spec[64];
+  char spec[96];
   int fd = follow && joined.shared ? g_run_fd.load(std::memory_order_relaxed) : -1;
-  snprintf(spec, sizeof spec, "%d:%d", static_cast<int>(joined.root_pid), fd);
+  snprintf(spec, sizeof spec, "%d:%d:%llu", static_cast<int>(joined.root_pid), fd, pid_namespace());
   setenv(kSharedRunVariable, spec, 1);
 }
 

@@ -61,7 +61,9 @@ struct JoinedRun {
   std::string why;  // kOff: why this process is not profiled (empty: said nothing)
 };
 
-// The variable naming the run to exec'd children.
+// The variable naming the run to exec'd children: "PID:FD:NS", the root's pid, the descriptor of
+// the run's memory in it (-1: children are not followed) and its PID namespace's inode (a child
+// in another namespace says why it cannot join; "PID:FD" from older builds reads too).
 inline constexpr const char* kSharedRunVariable = "COZ_SHARED";
 
 // Joins the run COZ_SHARED names, or starts one: maps new memory (shared with children when

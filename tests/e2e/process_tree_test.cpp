@@ -25,6 +25,7 @@ using test::TempDir;
 
 struct Tree {
   std::string out;
+  std::string err;
   std::string profile;
   std::vector<Record> all;
   uint64_t root_pid = 0;
@@ -43,6 +44,7 @@ Tree run_tree(const std::string& profile, const std::vector<std::string>& option
   auto r = run_process(argv);
   EXPECT_EQ(r.status, status) << r.err;  // the program's own status
   t.out = r.out;
+  t.err = r.err;
   t.all = read_records(t.profile);
   for (const Record& rec : t.all) {
     if (rec.kind == RecordKind::kStartup) {
@@ -203,6 +205,39 @@ TEST(ProcessTree, NoProcessWithLinesIsSaidAtTheEnd) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("no process of the run had lines to profile"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-g"), std::string::npos) << r.err;
+}
+
+// PID namespaces need CAP_SYS_ADMIN (unshare -p): skipped where they cannot be made.
+bool can_unshare_pids() {
+  return run_process({"unshare", "-p", "-f", "true"}).status == 0;
+}
+
+TEST(ProcessTree, AChildInAnotherPidNamespaceJoinsAndLeavesTheRootsExperimentsAlone) {
+  if (!can_unshare_pids()) {
+    GTEST_SKIP() << "unshare -p needs CAP_SYS_ADMIN";
+  }
+  TempDir dir;
+  Tree t =
+      run_tree(dir.file("ns.coz"), {"--experiment-length", "100ms"},
+               {"/bin/sh", "-c", "unshare -p -f " + fixture("children") + " fork 1500; true"}, 0);
+  EXPECT_EQ(t.out, "done 2\n");
+  EXPECT_GE(t.processes.size(), 3u) << "the program in the namespace and its two workers";
+  EXPECT_GT(child_samples(t, line_name("children.c", "child-work")), 500u);
+  // Its root's pid names nothing in there: it must not take the root for gone.
+  EXPECT_EQ(t.err.find("has gone"), std::string::npos) << t.err;
+  EXPECT_GE(records_of(t.profile, RecordKind::kExperiment).size(), 5u);
+}
+
+TEST(ProcessTree, AChildThatCannotReachTheRunThroughItsProcSaysWhy) {
+  if (!can_unshare_pids()) {
+    GTEST_SKIP() << "unshare -p needs CAP_SYS_ADMIN";
+  }
+  TempDir dir;
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", dir.file("ns.coz"), "---", "/bin/sh", "-c",
+                        "unshare -p -f --mount-proc " + fixture("children") + " fork 300; true"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "done 2\n");
+  EXPECT_NE(r.err.find("another PID namespace"), std::string::npos) << r.err;
 }
 
 }  // namespace
