@@ -9,7 +9,8 @@ overhead of a fork-heavy loop.
       makej    a make -j2-like driver, each of 400 jobs a forked child (job: the child's work);
       pipe2    a producer (parent) and a consumer (forked child) connected by pipes (producer,
                consumer; with two free cores the consumer is the bottleneck and the producer's
-               true effect small; on a busier machine both lines share one core's time).
+               true effect small; on a busier machine both lines share one core's time);
+      prefork behind sh: the pre-fork server started by a shell script, which stays the root.
     ACC_LINE=tag (set here per case) makes ACC_SPEEDUP apply to that marked line only, in whichever
     process runs it. The real effect is 1 - T(S)/T(0), T the time per progress visit of the parent's point; the
     prediction comes from `coz run --end-to-end --fixed-line FILE:LINE --fixed-speedup S` on the
@@ -18,7 +19,8 @@ overhead of a fork-heavy loop.
     about 0, or "-" when the profile holds no experiment. BEFORE=path/to/coz (comma-separated for
     several) adds each build's predictions as a column, run interleaved with ours.
 (b) overhead: forkloop (10,000 children, fork then _exit(0); FORKLOOP_MODES=fork,exec adds the
-    exec-/bin/true variant) natively, under `coz run --quiet --fixed-speedup 0`, and under Debian's
+    exec-/bin/true variant) natively, under `coz run --quiet --fixed-speedup 0` (and each BEFORE
+    build's), and under Debian's
     Coz 0.2.2 (`/usr/bin/coz run --fixed-speedup 0`, a -gdwarf-3 -gstrict-dwarf build; left out
     when not installed or SKIP_DEBIAN=1). Seconds of the loop's own work (it prints elapsed_ns),
     medians over RUNS, with the median per-repetition ratio to native; a run counts only if it
@@ -59,6 +61,9 @@ CASES = [  # name, source, marker of the line to speed up
     ("makej: a job's work (each job a child)", "makej.c", "MARKED:job"),
     ("pipe2: consumer (child)", "pipe2.c", "MARKED:consumer"),
     ("pipe2: producer (parent)", "pipe2.c", "MARKED:producer"),
+    # The same pre-fork server started by a shell script (the shell stays the root: it has no
+    # lines, so it coordinates the run, and the line is resolved in the server's processes).
+    ("prefork behind sh: worker's job handler", "prefork.c", "MARKED:worker", "sh"),
 ]
 
 
@@ -102,10 +107,16 @@ def prediction_cells(actual, predicted, summary):
 def effects(work, scratch):
     only = os.environ.get("CASES")
     rows = []
-    for name, source, marker in CASES:
+    for name, source, marker, *wrapper in CASES:
         if only and not any(o in name for o in only.split(",")):
             continue
         binary = build(work, source, ["-g"])
+        if wrapper:  # a script that runs the program and waits for it (no exec: sh stays)
+            script = binary + "_sh"
+            with open(script, "w") as f:
+                f.write(f'#!/bin/sh\n"{binary}" "$@"\nexit $?\n')
+            os.chmod(script, 0o755)
+            binary = script
         line_spec = f"{source}:{marked_line(source, marker)}"
         os.environ["ACC_LINE"] = marker.split(":")[1]  # which line ACC_SPEEDUP shortens
         real = {s: [] for s in LEVELS}
@@ -155,8 +166,9 @@ def overhead_run(config, binary, mode, cwd):
     profile = os.path.join(cwd, "profile.coz")
     if config == "native":
         argv = [binary]
-    elif config == "ours 0%":
-        argv = [COZ, "run", "--quiet", "--fixed-speedup", "0", "-o", profile, "---", binary]
+    elif config == "ours 0%" or config.startswith("before"):
+        coz = COZ if config == "ours 0%" else BEFORES[int(config.split()[0][6:] or 1) - 1]
+        argv = [coz, "run", "--quiet", "--fixed-speedup", "0", "-o", profile, "---", binary]
     else:
         argv = [DEBIAN, "run", "--fixed-speedup", "0", "-o", profile, "---", binary]
     try:
@@ -173,7 +185,9 @@ def overhead_run(config, binary, mode, cwd):
 def overhead(work, scratch):
     binary = build(work, "forkloop.c", ["-g"])
     d3 = build(work, "forkloop.c", ["-gdwarf-3", "-gstrict-dwarf"], "_d3") if DEBIAN else None
-    configs = [("native", binary), ("ours 0%", binary)] + ([("coz 0.2 0%", d3)] if DEBIAN else [])
+    befores = [(f"before{i + 1 if len(BEFORES) > 1 else ''} 0%", binary) for i in range(len(BEFORES))]
+    configs = ([("native", binary), ("ours 0%", binary)] + befores +
+               ([("coz 0.2 0%", d3)] if DEBIAN else []))
     modes = os.environ.get("FORKLOOP_MODES", "fork").split(",")
     times = {}  # (mode, config) -> seconds per repetition, None for a failed run
     failures = {}

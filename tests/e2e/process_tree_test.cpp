@@ -188,6 +188,22 @@ TEST(ProcessTree, AShellWithoutLinesCoordinatesTheRunOfThePrograms) {
   EXPECT_GT(visits, 100u) << "the workers' progress counts in the shell's experiment";
 }
 
+TEST(ProcessTree, TwoProgramsAShellStartsAreOneRun) {
+  TempDir dir;
+  std::string children = fixture("children");
+  Tree t =
+      run_tree(dir.file("two.coz"), {"--end-to-end"},
+               {"/bin/sh", "-c", children + " fork 1500 & " + children + " fork 1500; wait"}, 0);
+  EXPECT_EQ(t.out, "done 2\ndone 2\n");
+  EXPECT_EQ(records_of(t.profile, RecordKind::kStartup).size(), 1u) << "one run, not one each";
+  EXPECT_GE(t.processes.size(), 6u) << "both programs and their four workers";
+  uint64_t visits = 0;
+  for (const Record& r : records_of(t.profile, RecordKind::kThroughputPoint)) {
+    visits += r.text("name") == "child-jobs" ? r.u64("delta") : 0;
+  }
+  EXPECT_GT(visits, 200u) << "both programs' workers count in the one experiment";
+}
+
 TEST(ProcessTree, AShellWithoutLinesRunsExperimentsOnTheProgramsLines) {
   TempDir dir;
   Tree t = run_wrapped(dir, "fork 1500", {"--experiment-length", "100ms"});

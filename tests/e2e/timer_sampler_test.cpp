@@ -2,7 +2,8 @@
 // returning EACCES, as a container runtime's default profile does, run by the deny_perf fixture;
 // no root needed), `coz run` samples with per-thread CPU-time timers and every feature still
 // works: experiments on the right line, delays, blocked samples of a waiting line, followed
-// children, the sampler named in the profile and the report. Asking for perf there says why not.
+// children, load amplification, the sampler named in the profile and the report. Asking for perf
+// there says why not, and so does --progress (hardware breakpoints are perf events).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -149,12 +150,39 @@ TEST(TimerSampler, ForkedWorkersAreFollowed) {
   EXPECT_GT(experiments[0].u64("selected-samples"), 500u) << "the workers' samples count";
 }
 
+TEST(TimerSampler, LoadAmplificationReachesItsLoad) {
+  TempDir dir;
+  std::string work =
+      "arrivals.c:" + std::to_string(test::marker_line(test::program_source("arrivals.c"), "WORK"));
+  Denied d =
+      run_denied(dir, {"--end-to-end", "--fixed-speedup", "0", "--fixed-line", work, "--load", "3"},
+                 {fixture("arrivals"), "1", "100", "2000", "1"});
+  ASSERT_EQ(d.result.status, 0) << d.result.err;
+  auto experiments = records_of(d.profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u);
+  EXPECT_DOUBLE_EQ(experiments[0].real("load-target"), 3.0);
+  // Roughly 3, as with perf (amplification_test.cpp): arrivals are paced by the hooks and the
+  // arrival threads' own periods, not by samples.
+  EXPECT_GT(experiments[0].real("load"), 2.2);
+  EXPECT_LT(experiments[0].real("load"), 4.5);
+}
+
 TEST(TimerSampler, AskingForPerfWhereItIsRefusedSaysWhatToDo) {
   TempDir dir;
   Denied d = run_denied(dir, {"--sampler", "perf"}, {fixture("two_hot"), "1"});
   EXPECT_EQ(d.result.status, 1);
   EXPECT_NE(d.result.err.find("perf_event_paranoid is "), std::string::npos) << d.result.err;
   EXPECT_NE(d.result.err.find("--sampler timer"), std::string::npos) << d.result.err;
+}
+
+TEST(TimerSampler, BreakpointProgressPointsSayToSampleInstead) {
+  TempDir dir;
+  std::string hot_a = line_name("two_hot.c", "hot_a");
+  auto r = run_process({fixture("deny_perf"), COZ_TEST_CLI, "run", "-o", dir.file("bp.coz"),
+                        "--progress", hot_a.substr(hot_a.rfind('/') + 1), "---", fixture("two_hot"),
+                        "5"});
+  EXPECT_EQ(r.out, "done 5 rounds\n") << "the program runs, unprofiled";
+  EXPECT_NE(r.err.find("use --sampled-progress"), std::string::npos) << r.err;
 }
 
 TEST(TimerSampler, ChosenByNameWherePerfWorks) {
