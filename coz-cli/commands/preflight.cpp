@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <string_view>
 #include <vector>
 
 #include "line/line_map.h"
@@ -47,6 +48,57 @@ ProgramKind classify(const std::string& path) {
     }
   }
   return ProgramKind::kStaticElf;
+}
+
+// Whether the dynamic ELF at `path` can start other programs or processes: it imports fork,
+// vfork, clone, an exec function, posix_spawn, system or popen (a shell, a build driver, a test
+// runner). True when its symbols cannot be read.
+bool starts_processes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  Elf64_Ehdr eh;
+  if (!in.read(reinterpret_cast<char*>(&eh), sizeof eh) || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+      eh.e_shnum == 0 || eh.e_shnum > 4096) {
+    return true;
+  }
+  std::vector<Elf64_Shdr> sections(eh.e_shnum);
+  in.seekg(static_cast<std::streamoff>(eh.e_shoff));
+  if (!in.read(reinterpret_cast<char*>(sections.data()), sections.size() * sizeof(Elf64_Shdr))) {
+    return true;
+  }
+  for (const Elf64_Shdr& s : sections) {
+    if (s.sh_type != SHT_DYNSYM || s.sh_link >= sections.size() ||
+        s.sh_entsize != sizeof(Elf64_Sym)) {
+      continue;
+    }
+    const Elf64_Shdr& strtab = sections[s.sh_link];
+    if (s.sh_size > (64u << 20) || strtab.sh_size > (64u << 20)) {
+      return true;
+    }
+    std::vector<Elf64_Sym> symbols(s.sh_size / sizeof(Elf64_Sym));
+    std::vector<char> names(strtab.sh_size + 1, '\0');
+    in.seekg(static_cast<std::streamoff>(s.sh_offset));
+    in.read(reinterpret_cast<char*>(symbols.data()), symbols.size() * sizeof(Elf64_Sym));
+    in.seekg(static_cast<std::streamoff>(strtab.sh_offset));
+    in.read(names.data(), static_cast<std::streamsize>(strtab.sh_size));
+    if (!in) {
+      return true;
+    }
+    for (const Elf64_Sym& sym : symbols) {
+      if (sym.st_shndx != SHN_UNDEF || sym.st_name >= strtab.sh_size) {
+        continue;
+      }
+      std::string_view name(names.data() + sym.st_name);
+      for (std::string_view starter :
+           {"fork", "vfork", "clone", "execve", "execv", "execvp", "execvpe", "execl", "execlp",
+            "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen"}) {
+        if (name == starter) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -134,7 +186,8 @@ bool check_debug_info(const Program& program, const RunConfig& options, std::str
   const char* debug_path = getenv(kDebugPathVariable);
   DebugProbe probe =
       probe_debug_info(LoadedObject{program.path, 0, true}, scope, debug_path ? debug_path : "");
-  if (probe.status == DebugInfoStatus::kNoDebugInfo && options.follow_children) {
+  if (probe.status == DebugInfoStatus::kNoDebugInfo && options.follow_children &&
+      starts_processes(program.path)) {
     return true;  // a shell or a build driver coordinates the run: the programs it starts bring
                   // the lines (the runtime says at the end if none did)
   }

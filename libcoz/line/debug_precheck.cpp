@@ -27,6 +27,9 @@ std::vector<std::string> roots(const std::string& search) {
     size_t colon = rest.find(':');
     std::string_view root = rest.substr(0, colon);
     rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (!root.empty() && (root[0] == '+' || root[0] == '-')) {
+      root.remove_prefix(1);  // elfutils' markers for checking CRCs: the directory is the rest
+    }
     if (!root.empty() && root[0] == '/') {
       out.emplace_back(root);
     }
@@ -79,21 +82,35 @@ bool may_have_debug_info(const std::string& path, const std::string& search) {
         return true;
       }
       debuglink = link.data();
-    } else if (s.sh_type == SHT_NOTE && name == ".note.gnu.build-id" && s.sh_size > 12 &&
-               s.sh_size < 1024) {
-      std::vector<unsigned char> note(s.sh_size);
-      if (!read_at(fd, note.data(), s.sh_size, s.sh_offset)) {
+    } else if (s.sh_type == SHT_NOTE && build_id.empty()) {
+      // The build id is a "GNU" note of type NT_GNU_BUILD_ID in any note section (linkers put it
+      // in .note.gnu.build-id, a linker script may merge notes), as elfutils looks for it.
+      if (s.sh_size > (64u << 10)) {
         return true;
       }
-      Elf64_Nhdr nh;
-      memcpy(&nh, note.data(), sizeof nh);
-      size_t desc = sizeof nh + ((nh.n_namesz + 3) & ~3u);
-      if (nh.n_type == NT_GNU_BUILD_ID && desc + nh.n_descsz <= note.size()) {
-        static const char kHex[] = "0123456789abcdef";
-        for (size_t i = 0; i < nh.n_descsz; i++) {
-          build_id += kHex[note[desc + i] >> 4];
-          build_id += kHex[note[desc + i] & 15];
+      std::vector<unsigned char> notes(s.sh_size);
+      if (!read_at(fd, notes.data(), s.sh_size, s.sh_offset)) {
+        return true;
+      }
+      for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
+        Elf64_Nhdr nh;
+        memcpy(&nh, notes.data() + at, sizeof nh);
+        size_t name_at = at + sizeof nh;
+        size_t desc = name_at + ((nh.n_namesz + 3) & ~size_t{3});
+        size_t next = desc + ((nh.n_descsz + 3) & ~size_t{3});
+        if (desc + nh.n_descsz > notes.size() || next <= at) {
+          return true;  // not notes as they should be: elfutils decides
         }
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            memcmp(notes.data() + name_at, "GNU", 4) == 0) {
+          static const char kHex[] = "0123456789abcdef";
+          for (size_t i = 0; i < nh.n_descsz; i++) {
+            build_id += kHex[notes[desc + i] >> 4];
+            build_id += kHex[notes[desc + i] & 15];
+          }
+          break;
+        }
+        at = next;
       }
     }
   }

@@ -31,11 +31,13 @@ SourceLine* CommandLinePoints::resolve_line(const LineTable& lines, const std::s
 }
 
 bool CommandLinePoints::resolve(const RunConfig& config, const LineTable& lines, const LineMap& map,
-                                ProgressPoints& points, bool elsewhere_ok, uint32_t* found,
+                                ProgressPoints& points, Missing missing_line, uint32_t* found,
                                 std::string* error) {
   // A line of a file this program does not have may be another process's.
   bool elsewhere = false;
-  auto missing = [&] { return !elsewhere_ok || !elsewhere; };
+  auto missing = [&] {
+    return missing_line == Missing::kError || (missing_line == Missing::kElsewhere && !elsewhere);
+  };
   uint32_t bit = 2;  // bit 0 is --fixed-line's
   for (const std::string& spec : config.breakpoint_progress) {
     SourceLine* line = resolve_line(lines, spec, "--progress", error, &elsewhere);

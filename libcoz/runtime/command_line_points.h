@@ -31,14 +31,18 @@ class CommandLinePoints {
   static SourceLine* resolve_line(const LineTable& lines, const std::string& spec,
                                   const char* option, std::string* error,
                                   bool* elsewhere = nullptr);
+  // What resolve() does with a point whose line is not found here.
+  enum class Missing {
+    kError,      // an error (the run's only process)
+    kElsewhere,  // skipped if its file is none of this program's (another process may have it)
+    kSkip,       // skipped (a follower: the root says at the end what no process found)
+  };
   // Resolves the config's points to lines and counters (counted across the run's processes once
-  // `points` is attached to the run's). A line not found is an error with `error`, unless
-  // `elsewhere_ok` and its file is none of this program's (another process of the run may have
-  // it): it is then skipped. Sets the bits
-  // of `found` (SharedRun::resolved) for the points resolved. validate() (run_config.h) has
-  // refused more points than the tables hold.
+  // `points` is attached to the run's), handling a line not found as `missing` says (an error in
+  // `error`). Sets the bits of `found` (SharedRun::resolved) for the points resolved.
+  // validate() (run_config.h) has refused more points than the tables hold.
   bool resolve(const RunConfig& config, const LineTable& lines, const LineMap& map,
-               ProgressPoints& points, bool elsewhere_ok, uint32_t* found, std::string* error);
+               ProgressPoints& points, Missing missing, uint32_t* found, std::string* error);
 
   // Opens the breakpoint counters for thread `tid`, whose state is `state`. False with `error`
   // when one cannot be set.

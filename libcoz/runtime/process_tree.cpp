@@ -121,7 +121,10 @@ bool Runtime::resolve_lines_of_run(SamplerKind sampler, RunnerSettings* runner,
       return false;
     }
   } else if (!command_line_points_.resolve(config_, lines_.table(), lines_.map(), points_,
-                                           elsewhere_ok || !root(), &found, error)) {
+                                           !root()        ? CommandLinePoints::Missing::kSkip
+                                           : elsewhere_ok ? CommandLinePoints::Missing::kElsewhere
+                                                          : CommandLinePoints::Missing::kError,
+                                           &found, error)) {
     return false;
   }
   run.resolved.fetch_or(found, std::memory_order_relaxed);
@@ -161,14 +164,18 @@ void Runtime::watch_root() {
   if (root_gone_) {
     return;
   }
-  // A live root answers a signal, or, seen from another PID namespace (where its pid names
-  // nothing), keeps its heartbeat fresh; a gone one does neither for a second.
-  if (kill(run_.root_pid, 0) == 0 || errno != ESRCH) {
-    return;
-  }
-  uint64_t beat = run_.run->root_alive_ns.load(std::memory_order_relaxed);
-  if (beat != 0 && platform::monotonic_ns() < beat + 1000000000ull) {
-    return;
+  // A live root answers a signal; seen from another PID namespace (where its pid names another
+  // process or none), it keeps its heartbeat fresh instead: one silent for 5 s is gone (a root
+  // reading a large library's debug information can be silent for a second or two).
+  if (!run_.other_pid_namespace) {
+    if (kill(run_.root_pid, 0) == 0 || errno != ESRCH) {
+      return;
+    }
+  } else {
+    uint64_t beat = run_.run->root_alive_ns.load(std::memory_order_relaxed);
+    if (beat == 0 || platform::monotonic_ns() < beat + 5000000000ull) {
+      return;
+    }
   }
   root_gone_ = true;
   experiment_.selected.store(0, std::memory_order_release);

@@ -239,6 +239,9 @@ void* Runtime::profiler_main(void* arg) {
   // which must stay the program): the runner polls for new libraries between experiments.
   // It also takes the sampling signal back if the program replaced its handler without the hooks.
   self->runner_->run([self] {
+    if (self->root()) {  // first: reading a new library's lines may take a while
+      self->run_.run->root_alive_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
+    }
     self->lines_.map_new_objects();
     sample_signal::reclaim(sample_signal_handler);
     if (!self->root()) {
@@ -246,7 +249,6 @@ void* Runtime::profiler_main(void* arg) {
       self->points_.publish_arrivals();
       self->command_line_points_.refresh();  // its --progress executions, added to the run's
     } else {
-      self->run_.run->root_alive_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
       self->points_.adopt_shared();  // a latency point a child begins mid-experiment is ticked
       if (self->run_.run->processes.load(std::memory_order_relaxed) > 1) {
         hooks_api::starting_process();  // children made without a hook (vfork, then exec)

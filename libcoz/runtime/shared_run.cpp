@@ -88,14 +88,18 @@ JoinedRun join_run(bool follow) {
   const char* spec = getenv(kSharedRunVariable);
   long pid = 0, fd = -1;
   unsigned long long ns = 0;
-  char end = 0;
-  int fields = spec ? sscanf(spec, "%ld:%ld:%llu%c", &pid, &fd, &ns, &end) : 0;
-  if (fields < 2 || fields > 3 || pid <= 0 ||
-      (pid == getpid() && (ns == 0 || ns == pid_namespace()))) {
+  int used = 0, used_ns = 0;
+  bool valid =
+      spec && sscanf(spec, "%ld:%ld%n", &pid, &fd, &used) == 2 &&
+      (spec[used] == '\0' ||
+       (spec[used] == ':' && spec[used + 1] >= '0' && spec[used + 1] <= '9' &&
+        sscanf(spec + used + 1, "%llu%n", &ns, &used_ns) == 1 && spec[used + 1 + used_ns] == '\0'));
+  if (!valid || pid <= 0 || (pid == getpid() && (ns == 0 || ns == pid_namespace()))) {
     return start(follow);  // no run to join (or a re-exec of the root, or nonsense): a new one
   }
   JoinedRun joined;
   joined.root_pid = static_cast<pid_t>(pid);
+  joined.other_pid_namespace = ns != 0 && ns != pid_namespace();
   if (fd < 0 || !follow) {
     return joined;  // children are not followed: say nothing, as before this option existed
   }
@@ -104,7 +108,7 @@ JoinedRun join_run(bool follow) {
   int own = open(path, O_RDWR | O_CLOEXEC);
   struct stat st = {};
   if (own < 0 || fstat(own, &st) != 0 || static_cast<size_t>(st.st_size) < mapped_size()) {
-    if (ns != 0 && ns != pid_namespace()) {
+    if (joined.other_pid_namespace) {
       joined.why = "it runs in another PID namespace than the run's root (pid " +
                    std::to_string(pid) +
                    " there), whose memory it cannot reach through this /proc; share the root's "

@@ -58,7 +58,8 @@ struct JoinedRun {
   SharedRun* run = nullptr;  // null when kOff
   bool shared = false;       // mapped by the run's other processes (else children are not followed)
   pid_t root_pid = 0;
-  std::string why;  // kOff: why this process is not profiled (empty: said nothing)
+  bool other_pid_namespace = false;  // the root's pid names another process here, or none
+  std::string why;                   // kOff: why this process is not profiled (empty: said nothing)
 };
 
 // The variable naming the run to exec'd children: "PID:FD:NS", the root's pid, the descriptor of

@@ -53,6 +53,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
     fd.store(-1);
   }
   s->draining.store(false, std::memory_order_relaxed);
+  s->stack_lo = s->stack_hi = 0;  // a previous thread's: the timer sampler reads the stack by them
   s->tid.store(tid, std::memory_order_release);
   s->scanned = scan;
   if (scan) {

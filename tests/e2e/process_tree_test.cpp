@@ -216,8 +216,8 @@ TEST(ProcessTree, AShellWithoutLinesRunsExperimentsOnTheProgramsLines) {
 
 TEST(ProcessTree, NoProcessWithLinesIsSaidAtTheEnd) {
   TempDir dir;
-  auto r = run_process(
-      {COZ_TEST_CLI, "run", "-o", dir.file("none.coz"), "---", fixture("fixture_nodebug")});
+  auto r = run_process({COZ_TEST_CLI, "run", "-o", dir.file("none.coz"), "---", "/bin/sh", "-c",
+                        fixture("fixture_nodebug") + "; true"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("no process of the run had lines to profile"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-g"), std::string::npos) << r.err;
