@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "platform.h"
 
@@ -43,20 +44,26 @@ const RealFunctions& real_functions::resolve() {
 
 namespace {
 
-// Whether the object at `path` is one of LD_PRELOAD's (by path or by file name).
-bool preloaded(const char* path) {
+// Calls visit(entry) on each entry of LD_PRELOAD (separated by colons or spaces, as the loader
+// separates them) until it returns true; returns whether one did.
+template <typename F>
+bool any_preloaded(F&& visit) {
   const char* list = getenv("LD_PRELOAD");
-  const char* base = strrchr(path, '/');
-  base = base ? base + 1 : path;
   for (const char* p = list; p && *p;) {
     size_t n = strcspn(p, ": ");
-    if (n > 0 && ((strlen(path) == n && memcmp(p, path, n) == 0) ||
-                  (strlen(base) == n && memcmp(p, base, n) == 0))) {
+    if (n > 0 && visit(std::string_view(p, n))) {
       return true;
     }
     p += n + (p[n] ? 1 : 0);
   }
   return false;
+}
+
+// Whether the object at `path` is one of LD_PRELOAD's (by path or by file name).
+bool preloaded(const char* path) {
+  const char* base = strrchr(path, '/');
+  std::string_view file(base ? base + 1 : path);
+  return any_preloaded([&](std::string_view entry) { return entry == path || entry == file; });
 }
 
 }  // namespace
@@ -65,9 +72,8 @@ bool wrapped_after_runtime(char* out, size_t size) {
   // Only another LD_PRELOAD entry can be what a real function resolves to: with the runtime
   // alone there, nothing to look up (dladdr on every function takes most of a millisecond, in
   // every process a run starts).
-  const char* list = getenv("LD_PRELOAD");
-  if (!list || list[strcspn(list, ": ")] == '\0' ||
-      list[strcspn(list, ": ") + strspn(list + strcspn(list, ": "), ": ")] == '\0') {
+  int entries = 0;
+  if (!any_preloaded([&](std::string_view) { return ++entries > 1; })) {
     return false;
   }
   const char* library = nullptr;

@@ -3,6 +3,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -12,10 +13,12 @@
 #include <string_view>
 #include <vector>
 
+#include "line/elf_sections.h"
 #include "line/line_map.h"
 #include "platform.h"
 #include "record/profile_writer.h"
 #include "sample/perf_sampler.h"
+#include "unique_fd.h"
 
 namespace coz::cli {
 namespace {
@@ -54,40 +57,29 @@ ProgramKind classify(const std::string& path) {
 // vfork, clone, an exec function, posix_spawn, system or popen (a shell, a build driver, a test
 // runner). True when its symbols cannot be read.
 bool starts_processes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  Elf64_Ehdr eh;
-  if (!in.read(reinterpret_cast<char*>(&eh), sizeof eh) || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      eh.e_shnum == 0 || eh.e_shnum > 4096) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  ElfSections elf;
+  if (fd.get() < 0 || !read_elf_sections(fd.get(), &elf)) {
     return true;
   }
-  std::vector<Elf64_Shdr> sections(eh.e_shnum);
-  in.seekg(static_cast<std::streamoff>(eh.e_shoff));
-  if (!in.read(reinterpret_cast<char*>(sections.data()), sections.size() * sizeof(Elf64_Shdr))) {
-    return true;
-  }
-  for (const Elf64_Shdr& s : sections) {
-    if (s.sh_type != SHT_DYNSYM || s.sh_link >= sections.size() ||
+  for (const Elf64_Shdr& s : elf.headers) {
+    if (s.sh_type != SHT_DYNSYM || s.sh_link >= elf.headers.size() ||
         s.sh_entsize != sizeof(Elf64_Sym)) {
       continue;
     }
-    const Elf64_Shdr& strtab = sections[s.sh_link];
-    if (s.sh_size > (64u << 20) || strtab.sh_size > (64u << 20)) {
+    std::vector<unsigned char> symbols, names;
+    if (!read_section(fd.get(), s, 64u << 20, &symbols) ||
+        !read_section(fd.get(), elf.headers[s.sh_link], 64u << 20, &names)) {
       return true;
     }
-    std::vector<Elf64_Sym> symbols(s.sh_size / sizeof(Elf64_Sym));
-    std::vector<char> names(strtab.sh_size + 1, '\0');
-    in.seekg(static_cast<std::streamoff>(s.sh_offset));
-    in.read(reinterpret_cast<char*>(symbols.data()), symbols.size() * sizeof(Elf64_Sym));
-    in.seekg(static_cast<std::streamoff>(strtab.sh_offset));
-    in.read(names.data(), static_cast<std::streamsize>(strtab.sh_size));
-    if (!in) {
-      return true;
-    }
-    for (const Elf64_Sym& sym : symbols) {
-      if (sym.st_shndx != SHN_UNDEF || sym.st_name >= strtab.sh_size) {
+    names.push_back(0);
+    for (size_t at = 0; at + sizeof(Elf64_Sym) <= symbols.size(); at += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      memcpy(&sym, symbols.data() + at, sizeof sym);
+      if (sym.st_shndx != SHN_UNDEF || sym.st_name + 1 >= names.size()) {
         continue;
       }
-      std::string_view name(names.data() + sym.st_name);
+      std::string_view name(reinterpret_cast<const char*>(names.data()) + sym.st_name);
       for (std::string_view starter :
            {"fork", "vfork", "clone", "execve", "execv", "execvp", "execvpe", "execl", "execlp",
             "execle", "fexecve", "posix_spawn", "posix_spawnp", "system", "popen"}) {

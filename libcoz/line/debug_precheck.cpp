@@ -9,12 +9,11 @@
 #include <string_view>
 #include <vector>
 
+#include "line/elf_sections.h"
+#include "unique_fd.h"
+
 namespace coz {
 namespace {
-
-bool read_at(int fd, void* out, size_t n, uint64_t at) {
-  return pread(fd, out, n, static_cast<off_t>(at)) == static_cast<ssize_t>(n);
-}
 
 bool exists(const std::string& path) {
   return access(path.c_str(), F_OK) == 0;
@@ -40,73 +39,49 @@ std::vector<std::string> roots(const std::string& search) {
 }  // namespace
 
 bool may_have_debug_info(const std::string& path, const std::string& search) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return true;
-  }
-  struct Closer {
-    int fd;
-    ~Closer() { close(fd); }
-  } closer{fd};
-  Elf64_Ehdr eh;
-  if (!read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      eh.e_shnum == 0 || eh.e_shnum > 4096 || eh.e_shstrndx >= eh.e_shnum) {
-    return true;
-  }
-  std::vector<Elf64_Shdr> sections(eh.e_shnum);
-  if (!read_at(fd, sections.data(), sections.size() * sizeof(Elf64_Shdr), eh.e_shoff)) {
-    return true;
-  }
-  const Elf64_Shdr& names_header = sections[eh.e_shstrndx];
-  if (names_header.sh_size == 0 || names_header.sh_size > (1u << 20)) {
-    return true;
-  }
-  std::vector<char> names(names_header.sh_size + 1, '\0');
-  if (!read_at(fd, names.data(), names_header.sh_size, names_header.sh_offset)) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  ElfSections elf;
+  if (fd.get() < 0 || !read_elf_sections(fd.get(), &elf)) {
     return true;
   }
   std::string debuglink;
   std::string build_id;
-  for (const Elf64_Shdr& s : sections) {
-    if (s.sh_name >= names_header.sh_size) {
+  std::vector<unsigned char> bytes;
+  for (const Elf64_Shdr& s : elf.headers) {
+    if (s.sh_name + 1 >= elf.names.size()) {  // past the table's end
       return true;
     }
-    std::string_view name(names.data() + s.sh_name);
+    std::string_view name = elf.name(s);
     if (name.rfind(".debug_", 0) == 0 || name.rfind(".zdebug_", 0) == 0) {
       return true;
     }
-    if (name == ".gnu_debuglink" && s.sh_size > 0 && s.sh_size < 4096) {
-      std::vector<char> link(s.sh_size + 1, '\0');
-      if (!read_at(fd, link.data(), s.sh_size, s.sh_offset)) {
+    if (name == ".gnu_debuglink" && s.sh_size > 0) {
+      if (!read_section(fd.get(), s, 4096, &bytes)) {
         return true;
       }
-      debuglink = link.data();
+      bytes.push_back(0);
+      debuglink = reinterpret_cast<const char*>(bytes.data());
     } else if (s.sh_type == SHT_NOTE && build_id.empty()) {
       // The build id is a "GNU" note of type NT_GNU_BUILD_ID in any note section (linkers put it
       // in .note.gnu.build-id, a linker script may merge notes), as elfutils looks for it.
-      if (s.sh_size > (64u << 10)) {
+      if (!read_section(fd.get(), s, 64u << 10, &bytes)) {
         return true;
       }
-      std::vector<unsigned char> notes(s.sh_size);
-      if (!read_at(fd, notes.data(), s.sh_size, s.sh_offset)) {
-        return true;
-      }
-      for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
+      for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= bytes.size();) {
         Elf64_Nhdr nh;
-        memcpy(&nh, notes.data() + at, sizeof nh);
+        memcpy(&nh, bytes.data() + at, sizeof nh);
         size_t name_at = at + sizeof nh;
         size_t desc = name_at + ((nh.n_namesz + 3) & ~size_t{3});
         size_t next = desc + ((nh.n_descsz + 3) & ~size_t{3});
-        if (desc + nh.n_descsz > notes.size() || next <= at) {
+        if (desc + nh.n_descsz > bytes.size() || next <= at) {
           return true;  // not notes as they should be: elfutils decides
         }
         if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-            memcmp(notes.data() + name_at, "GNU", 4) == 0) {
+            memcmp(bytes.data() + name_at, "GNU", 4) == 0) {
           static const char kHex[] = "0123456789abcdef";
-          for (size_t i = 0; i < nh.n_descsz; i++) {
-            build_id += kHex[notes[desc + i] >> 4];
-            build_id += kHex[notes[desc + i] & 15];
+          for (size_t k = 0; k < nh.n_descsz; k++) {
+            build_id += kHex[bytes[desc + k] >> 4];
+            build_id += kHex[bytes[desc + k] & 15];
           }
           break;
         }

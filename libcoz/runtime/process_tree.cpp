@@ -108,7 +108,7 @@ bool Runtime::resolve_lines_of_run(SamplerKind sampler, RunnerSettings* runner,
       if (!elsewhere_ok || !elsewhere) {  // a line of this program's own files, or ambiguous
         return false;
       }
-      runner->fixed_elsewhere = fixed_elsewhere_ = true;
+      runner->fixed_elsewhere = true;
     }
   }
   // Counted in the run's shared counters, so every process that has a point's line adds to it.

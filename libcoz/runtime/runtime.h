@@ -192,10 +192,9 @@ class Runtime {
   std::atomic<bool> shutdown_done_{false};
   std::atomic<bool> signal_shutdown_{false};  // the profiler thread writes the final records
   pid_t pid_ = 0;
-  Runtime* parent_ = nullptr;     // in a forked child: the parent's runtime (a copy, never running)
-  bool root_gone_ = false;        // watch_root() ended the root's experiment
-  std::string no_lines_;          // why this process has no lines in scope (empty: it has some)
-  bool fixed_elsewhere_ = false;  // --fixed-line is not here: another process of the run has it
+  Runtime* parent_ = nullptr;  // in a forked child: the parent's runtime (a copy, never running)
+  bool root_gone_ = false;     // watch_root() ended the root's experiment
+  std::string no_lines_;       // why this process has no lines in scope (empty: it has some)
 };
 
 }  // namespace coz

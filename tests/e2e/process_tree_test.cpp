@@ -62,6 +62,15 @@ Tree run_children(const TempDir& dir, std::vector<std::string> args,
   return run_tree(dir.file("tree.coz"), options, args, 3);
 }
 
+// Visits of the workers' progress point over the profile's experiments.
+uint64_t child_jobs(const Tree& t) {
+  uint64_t visits = 0;
+  for (const Record& r : records_of(t.profile, RecordKind::kThroughputPoint)) {
+    visits += r.text("name") == "child-jobs" ? r.u64("delta") : 0;
+  }
+  return visits;
+}
+
 // Samples of `line` taken by processes other than the root.
 uint64_t child_samples(const Tree& t, const std::string& line) {
   uint64_t n = 0;
@@ -93,12 +102,7 @@ TEST(ProcessTree, ForkedWorkersAreSampledAndCountTheirProgress) {
   EXPECT_GT(experiments[0].u64("selected-samples"), 500u) << "the workers' samples count";
   // Every selected sample is worth half a period: the delays the workers inserted.
   EXPECT_GT(experiments[0].u64("inserted"), experiments[0].u64("elapsed") / 10);
-  uint64_t visits = 0;
-  for (const Record& r : records_of(t.profile, RecordKind::kThroughputPoint)) {
-    if (r.text("name") == "child-jobs") {
-      visits += r.u64("delta");
-    }
-  }
+  uint64_t visits = child_jobs(t);
   EXPECT_GT(visits, 100u) << "the workers' progress point counts in the root's experiment";
 }
 
@@ -181,10 +185,7 @@ TEST(ProcessTree, AShellWithoutLinesCoordinatesTheRunOfThePrograms) {
   ASSERT_EQ(experiments.size(), 1u) << "one run, one experiment, run by the shell";
   EXPECT_EQ(experiments[0].text("selected"), work);
   EXPECT_GT(experiments[0].u64("selected-samples"), 500u);
-  uint64_t visits = 0;
-  for (const Record& r : records_of(t.profile, RecordKind::kThroughputPoint)) {
-    visits += r.text("name") == "child-jobs" ? r.u64("delta") : 0;
-  }
+  uint64_t visits = child_jobs(t);
   EXPECT_GT(visits, 100u) << "the workers' progress counts in the shell's experiment";
 }
 
@@ -197,10 +198,7 @@ TEST(ProcessTree, TwoProgramsAShellStartsAreOneRun) {
   EXPECT_EQ(t.out, "done 2\ndone 2\n");
   EXPECT_EQ(records_of(t.profile, RecordKind::kStartup).size(), 1u) << "one run, not one each";
   EXPECT_GE(t.processes.size(), 6u) << "both programs and their four workers";
-  uint64_t visits = 0;
-  for (const Record& r : records_of(t.profile, RecordKind::kThroughputPoint)) {
-    visits += r.text("name") == "child-jobs" ? r.u64("delta") : 0;
-  }
+  uint64_t visits = child_jobs(t);
   EXPECT_GT(visits, 200u) << "both programs' workers count in the one experiment";
 }
 
