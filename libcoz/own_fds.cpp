@@ -23,8 +23,12 @@ namespace {
 constexpr int kChunk = 4096;
 constexpr int kChunks = 256;  // descriptors below 1M; higher ones are never registered
 // Below this soft limit, a descriptor of the profiler's within the program's reach is worth a
-// warning.
+// warning; above it there is no need to go above the limit (see dup_high).
 constexpr long kLowLimit = 4096;
+// Where the profiler's descriptors go under a soft limit above kLowLimit: far above the numbers
+// programs use (they take the lowest free one), yet low, since a descriptor at number N makes
+// every process of the run carry a descriptor table of N entries, which each fork copies.
+constexpr int kHighBase = 1024;
 // A registered descriptor: its owner's slot, and the file it named when registered, so a number
 // the program took over behind the hooks' back (a raw close_range syscall) is never closed, read
 // or written by the profiler.
@@ -170,11 +174,20 @@ void warn_within_reach() {
   platform::write_stderr(text);
 }
 
-// A new close-on-exec copy of `fd` at a high number, or -1: above the soft limit if the hard
-// limit allows, else in the top quarter of the program's range, then the top half (programs
-// take the lowest free number, so they rarely reach these).
+// A new close-on-exec copy of `fd` at a high number, or -1. Under a soft limit up to kLowLimit:
+// above it if the hard limit allows, else in the top quarter of the program's range, then the
+// top half (programs take the lowest free number, so they rarely reach these). Under a higher
+// limit, from kHighBase up: a number near a limit of a million (a container's usual) made every
+// fork copy megabytes of descriptor table, and near this machine's 20,000 cost 35 us a fork
+// (a loop of fork and exit); the program loses a few of its thousands of numbers.
 int dup_high(int fd) {
   Lock lock;
+  if (soft_limit() > kLowLimit) {
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, kHighBase);
+    if (copy >= 0) {
+      return copy;
+    }
+  }
   int above = dup_above_limit(fd);
   if (above >= 0) {
     return above;

@@ -64,6 +64,20 @@ TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaid) {
       << r.err;
 }
 
+// A descriptor near a high limit (a container's is often a million, soft and hard) made every
+// process of the run carry a descriptor table that long, copied at each fork.
+TEST(RuntimeReliability, AHighDescriptorLimitKeepsTheProfilersDescriptorsLow) {
+  TempDir dir;
+  auto r = run_process(limited("-S -n \"$(ulimit -H -n)\"",
+                               profiled(dir, {fixture("runtime_limits"), "highest-fd"})));
+  ASSERT_EQ(r.status, 0) << r.err;
+  int highest = -1;
+  ASSERT_EQ(sscanf(r.out.c_str(), "highest descriptor %d", &highest), 1) << r.out;
+  EXPECT_GE(highest, 3) << r.out;  // the profile and the perf descriptors are there
+  EXPECT_LT(highest, 2048) << r.out;
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
+}
+
 TEST(RuntimeReliability, AnAddressSpaceLimitIsToldWhatTheProfilerTakes) {
   TempDir dir;
   auto r = run_process(limited("-S -v 262144", profiled(dir, {fixture("runtime_limits"), "show"})));

@@ -1,9 +1,11 @@
 /* The runtime under limits and image changes: argv[1] is "quick-exit" (at_quick_exit handler,
  * quick_exit(3)), "exec" (blocks every signal, a failing exec, then execs itself as "show"),
  * "spawn" (blocks every signal, posix_spawns itself as "show" without and with a mask), "show"
- * (prints its mask), "files" (opens up to 12 files), or "threads" (4 threads). Each spins first
+ * (prints its mask), "files" (opens up to 12 files), "highest-fd" (prints its highest open
+ * descriptor, a sampled thread beside main), or "threads" (4 threads). Each spins first
  * so experiments complete. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -104,6 +106,20 @@ int main(int argc, char** argv) {
     printf("opened %d of 12 files\n", opened);
     return 0;
   }
+  if (strcmp(how, "highest-fd") == 0) { /* with a sampled thread beside main */
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    spin(100);
+    int highest = -1;
+    DIR* d = opendir("/proc/self/fd");
+    for (struct dirent* e; d && (e = readdir(d));) {
+      if (atoi(e->d_name) > highest) highest = atoi(e->d_name);
+    }
+    if (d) closedir(d);
+    pthread_join(t, NULL);
+    printf("highest descriptor %d\n", highest);
+    return 0;
+  }
   if (strcmp(how, "threads") == 0) {
     pthread_t ts[4];
     for (int i = 0; i < 4; i++) pthread_create(&ts[i], NULL, worker, NULL);
@@ -112,6 +128,6 @@ int main(int argc, char** argv) {
     printf("4 threads joined\n");
     return 0;
   }
-  fprintf(stderr, "usage: runtime_limits quick-exit|exec|spawn|show|files|threads\n");
+  fprintf(stderr, "usage: runtime_limits quick-exit|exec|spawn|show|files|highest-fd|threads\n");
   return 2;
 }
