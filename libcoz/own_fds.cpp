@@ -177,12 +177,14 @@ void warn_within_reach() {
 // A new close-on-exec copy of `fd` at a high number, or -1. Under a soft limit up to kLowLimit:
 // above it if the hard limit allows, else in the top quarter of the program's range, then the
 // top half (programs take the lowest free number, so they rarely reach these). Under a higher
-// limit, from kHighBase up: a number near a limit of a million (a container's usual) made every
-// fork copy megabytes of descriptor table, and near this machine's 20,000 cost 35 us a fork
-// (a loop of fork and exit); the program loses a few of its thousands of numbers.
+// limit, from kHighBase up while the profiler holds fewer than a quarter of the program's
+// numbers (then as under a low limit): a number near a limit of a million (a container's usual)
+// made every fork copy megabytes of descriptor table, and near this machine's 20,000 cost 35 us a
+// fork (a loop of fork and exit); the program loses a few of its thousands of numbers.
 int dup_high(int fd) {
   Lock lock;
-  if (soft_limit() > kLowLimit) {
+  long soft = soft_limit();
+  if (soft > kLowLimit && g_count.load(std::memory_order_relaxed) < soft / 4) {
     int copy = fcntl(fd, F_DUPFD_CLOEXEC, kHighBase);
     if (copy >= 0) {
       return copy;
@@ -193,7 +195,6 @@ int dup_high(int fd) {
     return above;
   }
   warn_within_reach();
-  long soft = soft_limit();
   const long bases[] = {soft - soft / 4, soft / 2};
   for (long base : bases) {
     if (base > fd && base > STDERR_FILENO) {

@@ -2,6 +2,7 @@
 // quick_exit, a blocked mask across exec and posix_spawn, a low descriptor limit, an address-space
 // limit, and a user's own preloaded pthread_create wrapper.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "e2e/profile_helpers.h"
 
@@ -67,13 +68,18 @@ TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaid) {
 // A descriptor near a high limit (a container's is often a million, soft and hard) made every
 // process of the run carry a descriptor table that long, copied at each fork.
 TEST(RuntimeReliability, AHighDescriptorLimitKeepsTheProfilersDescriptorsLow) {
+  rlimit rl;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  if (rl.rlim_max <= 4096) {  // under such a limit they go above it or into its top quarter
+    GTEST_SKIP() << "hard descriptor limit " << rl.rlim_max << " is 4096 or under";
+  }
   TempDir dir;
   auto r = run_process(limited("-S -n \"$(ulimit -H -n)\"",
                                profiled(dir, {fixture("runtime_limits"), "highest-fd"})));
   ASSERT_EQ(r.status, 0) << r.err;
   int highest = -1;
   ASSERT_EQ(sscanf(r.out.c_str(), "highest descriptor %d", &highest), 1) << r.out;
-  EXPECT_GE(highest, 3) << r.out;  // the profile and the perf descriptors are there
+  EXPECT_GE(highest, 1024) << r.out;  // the profile and the perf descriptors are there
   EXPECT_LT(highest, 2048) << r.out;
   EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
 }

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "own_fds.h"
@@ -144,6 +146,39 @@ TEST(OwnFds, MovedHighAndKeptOpenByCloseRange) {
   EXPECT_GE(fcntl(ours, F_GETFD), 0) << "the profiler's descriptor stays open";
   ASSERT_TRUE(writer.write_block(block_of(100, 'y'), 1, &error)) << error;
   EXPECT_EQ(slurp(path).size(), 100u);
+}
+
+// Under a limit of thousands the profiler's descriptors go from 1024 up (a short descriptor table
+// for every fork to copy) while they hold under a quarter of the program's numbers; the rest go
+// above the limit, or into the top quarter of the range when the hard limit leaves no room.
+TEST(OwnFds, UnderAHighLimitTakesAQuarterOfTheNumbersFrom1024) {
+  rlimit saved;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  if (saved.rlim_max < 8192) {
+    GTEST_SKIP() << "hard descriptor limit " << saved.rlim_max << " is under 8192";
+  }
+  rlimit lower = {8192, saved.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lower), 0);
+  constexpr int kMany = 2100;  // past a quarter of 8192, with the descriptors already registered
+  auto slots = std::make_unique<std::atomic<int>[]>(kMany);
+  int first = -1, last = -1, adopted = 0;
+  for (; adopted < kMany; adopted++) {
+    int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      ADD_FAILURE() << "open: " << strerror(errno);
+      break;
+    }
+    slots[adopted].store(own_fds::move_high(fd));
+    own_fds::adopt(&slots[adopted]);
+    (adopted == 0 ? first : last) = slots[adopted].load();
+  }
+  for (int i = 0; i < adopted; i++) {  // before any assertion: the table points into `slots`
+    own_fds::release(&slots[i]);
+  }
+  EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_GE(first, 1024);
+  EXPECT_LT(first, 2048);
+  EXPECT_GE(last, 8192 - 8192 / 4) << "past the quarter: above the limit or in its top quarter";
 }
 
 TEST(OwnFds, MakeRoomMovesTheDescriptorAndUpdatesItsSlot) {
