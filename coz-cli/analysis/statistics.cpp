@@ -16,27 +16,40 @@ uint64_t Rng::next() {
 
 namespace {
 
-double quantile(const std::vector<double>& sorted, double q) {
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  double frac = pos - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+// The q-quantile of `values` by linear interpolation between order statistics, as a sort would
+// give it, found by selection among values[from, end), which must hold every order statistic from
+// `from` on (linear time: sorting every bootstrap's replicates was most of `coz report`'s time on
+// profiles of thousands of lines). Reorders the values; `*lo_out` receives the lower order
+// statistic's index, before which no value is larger.
+double select_quantile(std::vector<double>* values, size_t from, double q, size_t* lo_out) {
+  std::vector<double>& v = *values;
+  double pos = q * static_cast<double>(v.size() - 1);
+  size_t lo = std::max(from, static_cast<size_t>(std::floor(pos)));
+  auto at = [&](size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+  std::nth_element(at(from), at(lo), v.end());
+  double low = v[lo];
+  // The next order statistic is the smallest value after the lower one.
+  double high = lo + 1 < v.size() ? *std::min_element(at(lo + 1), v.end()) : low;
+  *lo_out = lo;
+  return low + (high - low) * (pos - static_cast<double>(lo));
 }
 
 }  // namespace
 
 Interval percentile_interval(std::vector<double>* values, double confidence) {
-  // A NaN would break std::sort's ordering (and its bounds); bounded inputs should give none.
+  // A NaN would break the selection's ordering (and its bounds); bounded inputs should give none.
   values->erase(
       std::remove_if(values->begin(), values->end(), [](double v) { return std::isnan(v); }),
       values->end());
   if (values->empty()) {
     return Interval{NAN, NAN};
   }
-  std::sort(values->begin(), values->end());
   double tail = (1 - confidence) / 2;
-  return Interval{quantile(*values, tail), quantile(*values, 1 - tail)};
+  size_t lo = 0;
+  double low = select_quantile(values, 0, tail, &lo);
+  // The upper quantile's order statistics lie at or after the lower one's index.
+  double high = select_quantile(values, lo, 1 - tail, &lo);
+  return Interval{low, high};
 }
 
 double slope_through_origin(const std::vector<XY>& points) {

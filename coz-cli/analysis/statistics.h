@@ -27,8 +27,8 @@ struct Interval {
   double high;
 };
 
-// The (1-confidence)/2 and (1+confidence)/2 quantiles of `values` (sorted in place), by linear
-// interpolation. `values` must not be empty.
+// The (1-confidence)/2 and (1+confidence)/2 quantiles of `values` (reordered in place), by linear
+// interpolation between order statistics; NaNs are dropped first.
 Interval percentile_interval(std::vector<double>* values, double confidence);
 
 // A curve point: line speedup x (0..1) against program speedup y.
