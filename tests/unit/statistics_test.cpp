@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace coz::analysis {
@@ -67,6 +68,31 @@ TEST(Statistics, PercentileInterval) {
   Interval in = percentile_interval(&v, 0.9);
   EXPECT_NEAR(in.low, 5, 1e-9);
   EXPECT_NEAR(in.high, 95, 1e-9);
+}
+
+// Selection gives what sorting and interpolating give, ties, NaNs and small sizes included.
+TEST(Statistics, PercentileIntervalIsTheSortedQuantiles) {
+  Rng rng(11);
+  for (size_t n : {1, 2, 3, 7, 40, 1001}) {
+    for (double confidence : {0.0, 0.5, 0.9, 0.95, 1.0}) {
+      std::vector<double> v;
+      for (size_t i = 0; i < n; i++) {
+        v.push_back(static_cast<double>(rng.next() % 50) / 7);  // ties
+      }
+      v.push_back(NAN);
+      std::vector<double> sorted(v.begin(), v.end() - 1);
+      std::sort(sorted.begin(), sorted.end());
+      auto quantile = [&](double q) {
+        double pos = q * static_cast<double>(sorted.size() - 1);
+        size_t lo = static_cast<size_t>(std::floor(pos)), hi = std::min(lo + 1, sorted.size() - 1);
+        return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+      };
+      Interval in = percentile_interval(&v, confidence);
+      double tail = (1 - confidence) / 2;
+      EXPECT_DOUBLE_EQ(in.low, quantile(tail)) << n << " values at " << confidence;
+      EXPECT_DOUBLE_EQ(in.high, quantile(1 - tail)) << n << " values at " << confidence;
+    }
+  }
 }
 
 TEST(Statistics, BenjaminiHochbergStepUp) {
