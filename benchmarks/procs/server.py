@@ -48,11 +48,6 @@ SPEEDUPS = [0.5, 1.0]
 LEVELS = [0.0] + SPEEDUPS
 
 
-def log(msg):
-    sys.stderr.write(msg + "\n")
-    sys.stderr.flush()
-
-
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -60,11 +55,8 @@ def free_port():
 
 
 def build(work):
-    server = os.path.join(work, "epoll_server")
+    server = procs.build(work, "epoll_server.c", ["-g"])  # as the other process-tree programs
     client = os.path.join(work, "keepalive_client")
-    subprocess.run(["gcc", "-O1", "-g", "-I", os.path.join(ROOT, "include"), "-I",
-                    os.path.join(ROOT, "benchmarks", "accuracy", "programs"),
-                    os.path.join(PROGRAMS, "epoll_server.c"), "-o", server], check=True)
     subprocess.run(["gcc", "-O2", os.path.join(PROGRAMS, "keepalive_client.c"), "-o", client,
                     "-lpthread"], check=True)
     return server, client
@@ -84,7 +76,7 @@ def served(argv, client, speedup, cwd):
     _, status, usage = os.wait4(server.pid, 0)
     _, client_status, client_usage = os.wait4(load_proc.pid, 0)
     if status != 0 or client_status != 0 or "elapsed_ns" not in out:
-        log(f"  {argv[0]} at {speedup}: server status {status:#x}, client {client_status:#x}")
+        procs.log(f"  {argv[0]} at {speedup}: server status {status:#x}, client {client_status:#x}")
         return None
     return (out, usage.ru_utime + usage.ru_stime, client_usage.ru_utime + client_usage.ru_stime)
 
@@ -110,7 +102,7 @@ def run_all(work, server, client, line_spec):
     cost = {name: [] for name in ["native"] + [n for n, _ in configs]}
     profile = os.path.join(work, "server.coz")
     for rep in range(RUNS):
-        log(f"repetition {rep + 1}/{RUNS}")
+        procs.log(f"repetition {rep + 1}/{RUNS}")
         for s in LEVELS:
             got = served([server], client, s, work)
             m = got and re.search(r"elapsed_ns (\d+) visits (\d+)", got[0])
@@ -174,20 +166,12 @@ def main():
             raise SystemExit(f"{path} is not an executable coz: give a build's bin/coz")
     with tempfile.TemporaryDirectory(prefix="coz-server-") as work:
         server, client = build(work)
-        line_spec = f"epoll_server.c:{marked()}"
+        line_spec = f"epoll_server.c:{procs.marked_line('epoll_server.c', 'MARKED:handler')}"
         configs, real, predicted, cost = run_all(work, server, client, line_spec)
         if not os.environ.get("SKIP_EFFECTS"):
             print_effects(configs, real, predicted, line_spec)
         if not os.environ.get("SKIP_COST"):
             print_cost(cost)
-
-
-def marked():
-    with open(os.path.join(PROGRAMS, "epoll_server.c")) as f:
-        for number, line in enumerate(f, 1):
-            if "/* MARKED:handler */" in line:
-                return number
-    raise SystemExit("no MARKED:handler line in epoll_server.c")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,6 @@ bool CommandLinePoints::resolve(const RunConfig& config, const LineTable& lines,
   auto missing = [&] {
     return missing_line == Missing::kError || (missing_line == Missing::kElsewhere && !elsewhere);
   };
-  uint32_t bit = 2;  // bit 0 is --fixed-line's
   for (const std::string& spec : config.breakpoint_progress) {
     SourceLine* line = resolve_line(lines, spec, "--progress", error, &elsewhere);
     if (!line) {
@@ -47,7 +46,7 @@ bool CommandLinePoints::resolve(const RunConfig& config, const LineTable& lines,
       }
       continue;
     }
-    *found |= bit << (&spec - config.breakpoint_progress.data());
+    *found |= breakpoint_bit(static_cast<size_t>(&spec - config.breakpoint_progress.data()));
     // The line's first instruction: its lowest address in any loaded object.
     uintptr_t first = 0;
     map.for_each_object([&](const ObjectLines& o) {
@@ -61,7 +60,6 @@ bool CommandLinePoints::resolve(const RunConfig& config, const LineTable& lines,
     bp.address = first;
     bp.counter = points.get(static_cast<int>(PointKind::kThroughput), spec.c_str());
   }
-  bit = 2u << kMaxBreakpointPoints;
   for (const std::string& spec : config.sampled_progress) {
     SourceLine* line = resolve_line(lines, spec, "--sampled-progress", error, &elsewhere);
     if (!line) {
@@ -70,7 +68,7 @@ bool CommandLinePoints::resolve(const RunConfig& config, const LineTable& lines,
       }
       continue;
     }
-    *found |= bit << (&spec - config.sampled_progress.data());
+    *found |= sampled_bit(static_cast<size_t>(&spec - config.sampled_progress.data()));
     sampled_[sampled_count_++] = {
         line, points.get(static_cast<int>(PointKind::kThroughput), spec.c_str())};
   }

@@ -31,6 +31,11 @@ class CommandLinePoints {
   static SourceLine* resolve_line(const LineTable& lines, const std::string& spec,
                                   const char* option, std::string* error,
                                   bool* elsewhere = nullptr);
+  // The bits of SharedRun::resolved: --fixed-line, then each --progress point, then each
+  // --sampled-progress point, by its place on the command line.
+  static constexpr uint32_t kFixedLineBit = 1;
+  static constexpr uint32_t breakpoint_bit(size_t i) { return 2u << i; }
+  static constexpr uint32_t sampled_bit(size_t i) { return (2u << kMaxBreakpointPoints) << i; }
   // What resolve() does with a point whose line is not found here.
   enum class Missing {
     kError,      // an error (the run's only process)

@@ -98,7 +98,7 @@ bool Runtime::resolve_lines_of_run(SamplerKind sampler, RunnerSettings* runner,
     SourceLine* line = CommandLinePoints::resolve_line(lines_.table(), config_.fixed_line,
                                                        "--fixed-line", error, &elsewhere);
     if (line) {
-      found |= 1;
+      found |= CommandLinePoints::kFixedLineBit;
       if (root()) {
         runner->fixed_line = line;
       } else {
@@ -145,16 +145,16 @@ void Runtime::say_what_no_process_had() {
                       "emitted code for",
                   true);
   };
-  if (!config_.fixed_line.empty() && !(resolved & 1)) {
+  if (!config_.fixed_line.empty() && !(resolved & CommandLinePoints::kFixedLineBit)) {
     missing("--fixed-line", config_.fixed_line);
   }
   for (size_t i = 0; i < config_.breakpoint_progress.size(); i++) {
-    if (!(resolved & (2u << i))) {
+    if (!(resolved & CommandLinePoints::breakpoint_bit(i))) {
       missing("--progress", config_.breakpoint_progress[i]);
     }
   }
   for (size_t i = 0; i < config_.sampled_progress.size(); i++) {
-    if (!(resolved & ((2u << kMaxBreakpointPoints) << i))) {
+    if (!(resolved & CommandLinePoints::sampled_bit(i))) {
       missing("--sampled-progress", config_.sampled_progress[i]);
     }
   }

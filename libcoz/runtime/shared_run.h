@@ -34,8 +34,8 @@ struct SharedRun {
   // The root's profiler thread, at least every 10 ms (CLOCK_MONOTONIC): a follower in another
   // PID namespace, which cannot signal the root, still tells a live root from a gone one.
   std::atomic<uint64_t> root_alive_ns{0};
-  // Processes with lines in scope, and the command-line lines some process resolved (bit 0:
-  // --fixed-line; 1 + i: --progress i; 1 + kMaxBreakpointPoints + i: --sampled-progress i).
+  // Processes with lines in scope, and the command-line lines some process resolved (the bits
+  // CommandLinePoints names: kFixedLineBit, breakpoint_bit(i), sampled_bit(i)).
   std::atomic<uint32_t> with_lines{0};
   std::atomic<int32_t> wait_tests{0};  // BlockedTime::start's findings, for the run's processes
   std::atomic<uint32_t> resolved{0};
