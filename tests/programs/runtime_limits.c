@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
   if (strcmp(how, "highest-fd") == 0) { /* with a sampled thread beside main */
     pthread_t t;
     pthread_create(&t, NULL, worker, NULL);
-    spin(100);
+    spin(300);
     int highest = -1;
     DIR* d = opendir("/proc/self/fd");
     for (struct dirent* e; d && (e = readdir(d));) {

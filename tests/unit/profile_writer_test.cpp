@@ -105,6 +105,24 @@ TEST(ProfileWriter, BlocksThatDoNotFitWaitAndAreWrittenWhenSpaceReturns) {
   EXPECT_EQ(order, "abcde");
 }
 
+// The soft descriptor limit raised to the hard one while it lives. The profiler's descriptors
+// may sit above the soft limit (a user's usual 1024), where a program can name them (dup2 onto
+// one) only after raising its limit, as a program that wants such a number does.
+class SoftLimitRaised {
+ public:
+  SoftLimitRaised() {
+    getrlimit(RLIMIT_NOFILE, &saved_);
+    rlimit raised = {saved_.rlim_max, saved_.rlim_max};
+    setrlimit(RLIMIT_NOFILE, &raised);
+  }
+  ~SoftLimitRaised() { setrlimit(RLIMIT_NOFILE, &saved_); }
+  SoftLimitRaised(const SoftLimitRaised&) = delete;
+  SoftLimitRaised& operator=(const SoftLimitRaised&) = delete;
+
+ private:
+  rlimit saved_ = {};
+};
+
 TEST(ProfileWriter, NeverWritesIntoADescriptorThatIsNoLongerItsFile) {
   TempDir dir;
   std::string path = dir.file("p.coz"), other = dir.file("program.txt");
@@ -115,6 +133,7 @@ TEST(ProfileWriter, NeverWritesIntoADescriptorThatIsNoLongerItsFile) {
   ASSERT_GT(ours, 2);
   EXPECT_TRUE(own_fds::is_ours(ours));
   // The program replaces it with a raw syscall, which no hook sees.
+  SoftLimitRaised raised;
   int mine = ::open(other.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   ASSERT_GE(mine, 0);
   ASSERT_EQ(syscall(SYS_dup3, mine, ours, 0), ours);
@@ -189,6 +208,7 @@ TEST(OwnFds, MakeRoomMovesTheDescriptorAndUpdatesItsSlot) {
   ASSERT_TRUE(writer.open(path, &error)) << error;
   int ours = fd_naming(path);
   int mine = ::open(other.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  SoftLimitRaised raised;
   {
     own_fds::Lock lock;
     ASSERT_TRUE(own_fds::make_room(ours));
