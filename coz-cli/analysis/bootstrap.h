@@ -31,10 +31,7 @@ struct Family {
   double typical_visits = 1;
 
   std::vector<double> scale;  // per observation: (typical_visits / its visits)^(exponent / 2)
-  // A residual for observation i, drawn from the pool and scaled to its visits.
-  double draw(size_t i, Rng* rng) const {
-    return residuals[rng->below(residuals.size())] * scale[i];
-  }
+  FixedModulus pool{1};       // residuals.size(): a draw's place in the pool is next() mod it
 };
 
 // The pool needs this many degrees of freedom for intervals (a group of n experiments gives n - 1:
@@ -50,14 +47,13 @@ inline constexpr size_t kMinDegrees = 5;
 void measure_noise(Family* f);
 
 // A series of the family being built: the groups behind its curve's non-zero points (in curve
-// order), their experiments, and its bootstrap replicates.
+// order) and their experiments.
 struct SeriesDraft {
   Series series;
   std::vector<Group> groups;
   std::vector<std::vector<size_t>> members;  // per group: indices into the family's obs
   std::vector<double> weights;               // of the fitted curve (fit_weights)
-  std::vector<std::vector<double>> at, predicted;
-  std::vector<double> slopes, impacts;
+  std::vector<size_t> experiments;           // every experiment of the line, its baselines too
 };
 
 // Bootstrap by residuals, for every series of a family at once. In each replicate every
@@ -68,6 +64,11 @@ struct SeriesDraft {
 // counting noise inside one experiment), and the comparison carries the noise of the baselines
 // it is made with, shared where windows overlap. Gives intervals for every curve point, the
 // slope, the impact and the predictions; none without a pool.
+//
+// The baselines are redrawn once per replicate for every series; each series' replicates are
+// then computed and summarised a batch of series at a time (on every core), so memory holds one
+// batch's replicates, not every line's. The draws are those of one loop over replicates, then
+// series, in order: the intervals do not depend on the batching or the threads.
 void bootstrap(const Family& f, std::vector<SeriesDraft>* drafts, const AnalysisOptions& o,
                bool matching, Rng* rng);
 

@@ -9,6 +9,7 @@
 
 #include "analysis/bootstrap.h"
 #include "analysis/diagnosis.h"
+#include "analysis/parallel.h"
 #include "analysis/scalability.h"
 #include "analysis/series_builder.h"
 #include "analysis/significance.h"
@@ -290,13 +291,15 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
       s.impact.value = impact(corrected);
       d.weights = fit_weights(s);
       predict(&s, fit_curve(corrected, d.weights));
-      if (options.bootstrap > 0) {
-        Rng rng(options.seed ^ fnv1a(line + '\n' + family_name));
-        s.p_value = slope_permutation_p(f, members, options.bootstrap, &rng);
-      }
-      d.at.resize(d.groups.size());
-      d.predicted.resize(s.predicted.size());
+      d.experiments = members;
       drafts.push_back(std::move(d));
+    }
+    if (options.bootstrap > 0) {
+      parallel_for(drafts.size(), [&](size_t k) {
+        Series& s = drafts[k].series;
+        Rng rng(options.seed ^ fnv1a(s.line.name + '\n' + family_name));
+        s.p_value = slope_permutation_p(f, drafts[k].experiments, options.bootstrap, &rng);
+      });
     }
     bootstrap(f, &drafts, options, options.time_matching, &family_rng);
     for (SeriesDraft& d : drafts) {

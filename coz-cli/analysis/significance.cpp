@@ -68,10 +68,9 @@ double slope_permutation_p(const Family& f, const std::vector<size_t>& members, 
     return 1;
   }
   size_t extreme = 0;
+  const Shuffler shuffler(xs.size());
   for (size_t r = 0; r < rounds; r++) {
-    for (size_t i = xs.size() - 1; i > 0; i--) {
-      std::swap(xs[i], xs[rng->below(i + 1)]);
-    }
+    shuffler.shuffle(&xs, rng);
     extreme += std::fabs(ols_slope(xs)) >= measured;
   }
   return (static_cast<double>(extreme) + 1) / (static_cast<double>(rounds) + 1);

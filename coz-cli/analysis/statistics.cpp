@@ -3,12 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 namespace coz::analysis {
 
 uint64_t Rng::next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+  uint64_t z = (state_ += kStep);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
@@ -16,28 +17,62 @@ uint64_t Rng::next() {
 
 namespace {
 
-// The q-quantile of `values` by linear interpolation between order statistics, as a sort would
-// give it, found by selection among values[from, end), which must hold every order statistic from
-// `from` on (linear time: sorting every bootstrap's replicates was most of `coz report`'s time on
-// profiles of thousands of lines). Reorders the values; `*lo_out` receives the lower order
-// statistic's index, before which no value is larger.
-double select_quantile(std::vector<double>* values, size_t from, double q, size_t* lo_out) {
-  std::vector<double>& v = *values;
-  double pos = q * static_cast<double>(v.size() - 1);
-  size_t lo = std::max(from, static_cast<size_t>(std::floor(pos)));
-  auto at = [&](size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
-  std::nth_element(at(from), at(lo), v.end());
-  double low = v[lo];
-  // The next order statistic is the smallest value after the lower one.
-  double high = lo + 1 < v.size() ? *std::min_element(at(lo + 1), v.end()) : low;
-  *lo_out = lo;
+// The order statistics lo and lo + 1 of `values` (ascending, or descending with `from_top`);
+// lo + 1 clipped to the last. A tail quantile of a thousand bootstrap replicates needs only a few
+// of them: a threshold from a sample of the values (one that about twice as many values pass as
+// are needed) keeps those that pass in one branch-free pass, and the order statistics are found
+// among them; when too few pass, among all. Whichever way, exactly the order statistics a sort
+// would give.
+template <class Before>
+std::pair<double, double> order_pair(const std::vector<double>& values, size_t lo,
+                                     std::vector<double>* kept, Before before) {
+  const size_t n = values.size(), need = std::min(n, lo + 2);
+  kept->clear();
+  constexpr size_t kSample = 128;
+  if (n >= 4 * kSample && need * 8 <= n) {
+    kept->assign(values.begin(), values.begin() + kSample);
+    size_t rank = std::min(kSample - 1, 2 * need * kSample / n);
+    std::nth_element(kept->begin(), kept->begin() + static_cast<long>(rank), kept->end(), before);
+    const double threshold = (*kept)[rank];
+    kept->resize(n);
+    size_t passed = 0;
+    for (double v : values) {
+      (*kept)[passed] = v;
+      passed += !before(threshold, v);
+    }
+    kept->resize(passed);
+  }
+  if (kept->size() < need) {
+    kept->assign(values.begin(), values.end());
+  }
+  std::partial_sort(kept->begin(), kept->begin() + static_cast<long>(need), kept->end(), before);
+  return {(*kept)[lo], (*kept)[std::min(lo + 1, need - 1)]};
+}
+
+// The q-quantile of `values` by linear interpolation between the order statistics around
+// q (n - 1), as a sort would give it.
+double quantile(const std::vector<double>& values, double q, std::vector<double>* kept) {
+  const size_t n = values.size();
+  const double pos = q * static_cast<double>(n - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  double low, high;
+  if (lo < n / 2) {
+    std::tie(low, high) = order_pair(values, lo, kept, std::less<double>());
+  } else {
+    // From the top: the (n - 1 - lo)th largest (from 0), and the one above it.
+    const size_t r = n - 1 - lo;
+    std::tie(high, low) = order_pair(values, r > 0 ? r - 1 : 0, kept, std::greater<double>());
+    if (r == 0) {
+      low = high;
+    }
+  }
   return low + (high - low) * (pos - static_cast<double>(lo));
 }
 
 }  // namespace
 
 Interval percentile_interval(std::vector<double>* values, double confidence) {
-  // A NaN would break the selection's ordering (and its bounds); bounded inputs should give none.
+  // A NaN would break the ordering; bounded inputs should give none.
   values->erase(
       std::remove_if(values->begin(), values->end(), [](double v) { return std::isnan(v); }),
       values->end());
@@ -45,11 +80,8 @@ Interval percentile_interval(std::vector<double>* values, double confidence) {
     return Interval{NAN, NAN};
   }
   double tail = (1 - confidence) / 2;
-  size_t lo = 0;
-  double low = select_quantile(values, 0, tail, &lo);
-  // The upper quantile's order statistics lie at or after the lower one's index.
-  double high = select_quantile(values, lo, 1 - tail, &lo);
-  return Interval{low, high};
+  std::vector<double> kept;
+  return Interval{quantile(*values, tail, &kept), quantile(*values, 1 - tail, &kept)};
 }
 
 double slope_through_origin(const std::vector<XY>& points) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace coz::analysis {
@@ -17,9 +18,52 @@ class Rng {
   uint64_t next();
   size_t below(size_t n) { return static_cast<size_t>(next() % n); }  // n is small: bias < 2^-40
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  // Where the stream would be after n more draws (SplitMix64 is a counter: any draw of a stream
+  // is reached at once, so work split across threads draws what one loop would have).
+  void skip(uint64_t n) { state_ += n * kStep; }
 
  private:
+  static constexpr uint64_t kStep = 0x9e3779b97f4a7c15ull;
   uint64_t state_;
+};
+
+// n mod d for one d, exactly, by two multiplications instead of a division (Lemire, Kaser and
+// Kurz, "Faster remainder by direct computation", 2019): with c = ceil(2^128 / d), the low 128
+// bits of c n are the fraction n / d - floor(n / d) in 128 bits, and that fraction times d, its
+// integer part, is the remainder. Exact for every 64-bit n and d > 0 (128 >= 64 + log2 d).
+class FixedModulus {
+ public:
+  explicit FixedModulus(uint64_t d) : d_(d), c_(~static_cast<unsigned __int128>(0) / d + 1) {}
+  uint64_t of(uint64_t n) const {
+    unsigned __int128 fraction = c_ * n;
+    unsigned __int128 low = (fraction & ~uint64_t{0}) * d_ >> 64;
+    return static_cast<uint64_t>((low + (fraction >> 64) * d_) >> 64);
+  }
+
+ private:
+  uint64_t d_;
+  unsigned __int128 c_;
+};
+
+// Fisher-Yates shuffles of n values, each as `for (k = n - 1; k > 0; k--) swap(v[k],
+// v[rng->below(k + 1)])` gives it, with every modulus prepared once for all the rounds of a
+// permutation test (a division per swap was most of the test's time).
+class Shuffler {
+ public:
+  explicit Shuffler(size_t n) {
+    for (size_t k = 0; k < n; k++) {
+      moduli_.emplace_back(k + 1);
+    }
+  }
+  template <class T>
+  void shuffle(std::vector<T>* v, Rng* rng) const {
+    for (size_t k = v->empty() ? 0 : v->size() - 1; k > 0; k--) {
+      std::swap((*v)[k], (*v)[moduli_[k].of(rng->next())]);
+    }
+  }
+
+ private:
+  std::vector<FixedModulus> moduli_;
 };
 
 struct Interval {

@@ -217,10 +217,9 @@ double rank_correlation_p(const std::vector<double>& x, const std::vector<double
   double centre = mean * mean * static_cast<double>(rx.size());
   double measured = std::fabs(sum(rx) - centre) * (1 - 1e-9);
   size_t extreme = 0;
+  const Shuffler shuffler(rx.size());
   for (size_t r = 0; r < rounds; r++) {
-    for (size_t k = rx.size() - 1; k > 0; k--) {
-      std::swap(rx[k], rx[rng->below(k + 1)]);
-    }
+    shuffler.shuffle(&rx, rng);
     extreme += std::fabs(sum(rx) - centre) >= measured;
   }
   return (static_cast<double>(extreme) + 1) / (static_cast<double>(rounds) + 1);
