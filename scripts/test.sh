@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh
 cd build
-# One test at a time: the end-to-end tests profile real programs and compare what the profile
-# says about them, which needs the two cores to itself (under `ctest -j2` a Chromium or another
-# profiled program shares them and the ranking tests can fail).
-ctest --output-on-failure --timeout 300 -j 1
+# Tests that time nothing run side by side, one per core; the end-to-end tests, which profile
+# real programs and compare what the profile says, each run alone (RUN_SERIAL in
+# tests/CMakeLists.txt).
+ctest --output-on-failure --timeout 300 -j "$(nproc)"

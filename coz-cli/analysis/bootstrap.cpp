@@ -284,7 +284,7 @@ void bootstrap_batch(const Shared& sh, std::vector<SeriesDraft>* drafts, size_t 
 }  // namespace
 
 void bootstrap(const Family& f, std::vector<SeriesDraft>* drafts, const AnalysisOptions& o,
-               bool matching, Rng* rng) {
+               bool matching, Rng* rng, std::atomic<size_t>* done) {
   Shared sh;
   sh.f = &f;
   sh.matching = matching;
@@ -362,6 +362,11 @@ void bootstrap(const Family& f, std::vector<SeriesDraft>* drafts, const Analysis
   }
   parallel_for(batch_start.size() - 1, [&](size_t k) {
     bootstrap_batch(sh, drafts, batch_start[k], batch_start[k + 1], offsets, o);
+    size_t experiments = 0;
+    for (size_t d = batch_start[k]; d < batch_start[k + 1]; d++) {
+      experiments += (*drafts)[d].experiments.size();
+    }
+    *done += experiments;
   });
 }
 

@@ -4,6 +4,7 @@
 // profile"). Pure: numbers in, intervals out, from a seeded Rng.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -69,7 +70,8 @@ struct SeriesDraft {
 // then computed and summarised a batch of series at a time (on every core), so memory holds one
 // batch's replicates, not every line's. The draws are those of one loop over replicates, then
 // series, in order: the intervals do not depend on the batching or the threads.
+// Adds each batch's experiments to `done` as it finishes.
 void bootstrap(const Family& f, std::vector<SeriesDraft>* drafts, const AnalysisOptions& o,
-               bool matching, Rng* rng);
+               bool matching, Rng* rng, std::atomic<size_t>* done);
 
 }  // namespace coz::analysis

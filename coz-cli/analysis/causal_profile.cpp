@@ -137,7 +137,8 @@ void predict(Series* s, const CurveFit& fit) {
 
 }  // namespace
 
-Report analyse(const ProfileData& data, const AnalysisOptions& options) {
+Report analyse(const ProfileData& data, const AnalysisOptions& options,
+               AnalysisProgress* progress) {
   Report report;
   report.options = options;
   report.runs = data.runs().size();
@@ -188,6 +189,11 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
       options.phase_correction ? phase_factors(data) : std::map<std::string, double>{};
   const std::map<std::string, LineSamples> sampled = line_samples(data);
   std::set<std::string> no_baseline, few_speedups, shown;
+  AnalysisProgress unwatched;
+  progress = progress != nullptr ? progress : &unwatched;
+  for (const auto& [key, f] : families) {
+    progress->total += f.obs.size();
+  }
   for (auto& [key, f] : families) {
     const std::string family_name = key.point + '\n' + key.level.label();
     Rng family_rng(options.seed ^ fnv1a(family_name));
@@ -295,13 +301,16 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options) {
       drafts.push_back(std::move(d));
     }
     if (options.bootstrap > 0) {
+      const Family& family = f;  // (a structured binding cannot be captured in C++17)
       parallel_for(drafts.size(), [&](size_t k) {
         Series& s = drafts[k].series;
         Rng rng(options.seed ^ fnv1a(s.line.name + '\n' + family_name));
-        s.p_value = slope_permutation_p(f, drafts[k].experiments, options.bootstrap, &rng);
+        s.p_value = slope_permutation_p(family, drafts[k].experiments, options.bootstrap, &rng);
       });
     }
-    bootstrap(f, &drafts, options, options.time_matching, &family_rng);
+    const size_t done_before = progress->done;
+    bootstrap(f, &drafts, options, options.time_matching, &family_rng, &progress->done);
+    progress->done = done_before + f.obs.size();
     for (SeriesDraft& d : drafts) {
       shown.insert(d.series.line.name);
       report.series.push_back(std::move(d.series));

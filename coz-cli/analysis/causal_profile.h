@@ -6,6 +6,7 @@
 // Pure: a ProfileData and options in, a Report out.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -151,7 +152,15 @@ struct Report {
   Diagnosis diagnosis;
 };
 
-Report analyse(const ProfileData& data, const AnalysisOptions& options);
+// How far analyse() has got, for a caller that shows it (read from another thread while it runs):
+// experiments (each as seen from each progress point and load level) whose lines are done.
+struct AnalysisProgress {
+  std::atomic<size_t> done{0};
+  std::atomic<size_t> total{0};
+};
+
+Report analyse(const ProfileData& data, const AnalysisOptions& options,
+               AnalysisProgress* progress = nullptr);
 
 enum class SortOrder { kImpact, kSlope, kMaxSpeedup, kName };
 

@@ -19,6 +19,7 @@
 #include "common/command_line.h"
 #include "common/install_paths.h"
 #include "common/profile_input.h"
+#include "common/progress_notice.h"
 #include "config/run_config.h"
 #include "output/html_page.h"
 #include "output/report_output.h"
@@ -161,7 +162,12 @@ int plot_command(const std::vector<std::string>& args) {
   if (!read_profiles(parsed.files, "coz plot", &data)) {
     return kExitUsage;
   }
-  analysis::Report report = analysis::analyse(data, parsed.analysis);
+  analysis::AnalysisProgress progress;
+  analysis::Report report;
+  {
+    ProgressNotice notice("coz plot", &progress);
+    report = analysis::analyse(data, parsed.analysis, &progress);
+  }
   output::PageData page_data;
   analysis::rank_in_groups(&report.series, analysis::SortOrder::kImpact);
   page_data.report_json = output::page_report_json(report, data);

@@ -14,6 +14,7 @@
 #include "common/analysis_options.h"
 #include "common/command_line.h"
 #include "common/profile_input.h"
+#include "common/progress_notice.h"
 #include "config/run_config.h"
 #include "output/report_output.h"
 #include "output/terminal_text.h"
@@ -124,7 +125,12 @@ int report_command(const std::vector<std::string>& args) {
     return kExitUsage;
   }
 
-  analysis::Report report = analysis::analyse(data, parsed.analysis);
+  analysis::AnalysisProgress progress;
+  analysis::Report report;
+  {
+    ProgressNotice notice("coz report", &progress);
+    report = analysis::analyse(data, parsed.analysis, &progress);
+  }
   std::string error;
   if (!analysis::select_series(&report, parsed.point, parsed.load, parsed.sort, &error)) {
     return usage_error(app, error);

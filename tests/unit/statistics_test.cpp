@@ -95,6 +95,80 @@ TEST(Statistics, PercentileIntervalIsTheSortedQuantiles) {
   }
 }
 
+TEST(Statistics, TailQuantilesOfManyValuesEqualTheSortedOnes) {
+  // Thousands of values: the tails are found among those past a sampled threshold, or among all
+  // when the sample misleads (values in ascending or descending order put the extremes in it).
+  Rng rng(5);
+  for (int shape = 0; shape < 4; shape++) {
+    std::vector<double> v;
+    for (size_t i = 0; i < 4000; i++) {
+      v.push_back(shape == 3 ? static_cast<double>(rng.next() % 3) : rng.uniform() - 0.5);
+    }
+    if (shape == 1) {
+      std::sort(v.begin(), v.end());
+    } else if (shape == 2) {
+      std::sort(v.rbegin(), v.rend());
+    }
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (double confidence : {0.5, 0.9, 0.95, 0.99, 0.999}) {
+      std::vector<double> copy = v;
+      Interval in = percentile_interval(&copy, confidence);
+      double pos = (1 - confidence) / 2 * 3999, up = (1 + confidence) / 2 * 3999;
+      size_t lo = static_cast<size_t>(pos), hi = static_cast<size_t>(up);
+      EXPECT_EQ(in.low, sorted[lo] + (sorted[lo + 1] - sorted[lo]) * (pos - lo)) << shape;
+      EXPECT_EQ(in.high, sorted[hi] + (sorted[hi + 1] - sorted[hi]) * (up - hi)) << shape;
+    }
+  }
+}
+
+TEST(Statistics, RemaindersByMultiplicationEqualDivisions) {
+  Rng rng(9);
+  std::vector<uint64_t> divisors = {
+      1, 2, 3, 7, 10, 1000, 1u << 20, 999983, (uint64_t{1} << 63) + 5, ~uint64_t{0}};
+  for (int i = 0; i < 50; i++) {
+    divisors.push_back(rng.next() >> (rng.next() % 64));
+  }
+  for (uint64_t d : divisors) {
+    if (d == 0) {
+      continue;
+    }
+    FixedModulus m(d);
+    for (uint64_t n : {uint64_t{0}, uint64_t{1}, d - 1, d, d + 1, ~uint64_t{0}, ~uint64_t{0} - 1}) {
+      EXPECT_EQ(m.of(n), n % d) << n << " mod " << d;
+    }
+    for (int k = 0; k < 2000; k++) {
+      uint64_t n = rng.next();
+      ASSERT_EQ(m.of(n), n % d) << n << " mod " << d;
+    }
+  }
+}
+
+TEST(Statistics, ShufflesAndSkipsDrawWhatOneStreamWould) {
+  for (size_t n : {0, 1, 2, 3, 50, 1000}) {
+    std::vector<size_t> a(n), b(n);
+    for (size_t i = 0; i < n; i++) {
+      a[i] = b[i] = i;
+    }
+    Rng one(3), other(3);
+    Shuffler shuffler(n);
+    for (int round = 0; round < 3; round++) {
+      for (size_t k = n > 0 ? n - 1 : 0; k > 0; k--) {
+        std::swap(a[k], a[one.below(k + 1)]);
+      }
+      shuffler.shuffle(&b, &other);
+      EXPECT_EQ(a, b) << n;
+    }
+    EXPECT_EQ(one.next(), other.next());
+  }
+  Rng walked(77), skipped(77);
+  for (int i = 0; i < 12345; i++) {
+    walked.next();
+  }
+  skipped.skip(12345);
+  EXPECT_EQ(walked.next(), skipped.next());
+}
+
 TEST(Statistics, BenjaminiHochbergStepUp) {
   // m = 5, q = 0.05: thresholds 0.01, 0.02, 0.03, 0.04, 0.05. The third-smallest p (0.025)
   // passes its threshold, so the three smallest are rejected even though 0.021 > 0.02.
