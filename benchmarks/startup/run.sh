@@ -8,9 +8,12 @@ root="$here/../.."
 bash "$root/scripts/deps.sh"
 command -v python3 >/dev/null || { echo "needs python3 (apt-get install python3)" >&2; exit 1; }
 bash "$root/scripts/build.sh" >/dev/null
-mkdir -p "$here/work"
-python3 "$here/gen_big.py" "$here/work/src"
-cp "$here/Makefile" "$here/work/Makefile"
+# WORK=dir keeps another size apart (BIG_UNITS=80 for about 220 MB of DWARF 3); BEFORE=path/to/coz
+# adds another build's columns.
+work="${WORK:-$here/work}"
+mkdir -p "$work"
+python3 "$here/gen_big.py" "$work/src"
+cp "$here/Makefile" "$work/Makefile"
 echo "building the big program (a few minutes the first time)..."
-make -C "$here/work" -j "$(nproc)" -s
-python3 "$here/measure.py" "$here/work" "$root/build/bin/coz"
+make -C "$work" -j "$(nproc)" -s
+python3 "$here/measure.py" "$work" "$root/build/bin/coz"

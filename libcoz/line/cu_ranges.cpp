@@ -218,6 +218,11 @@ class RangeCollector {
   }
 
   size_t distinct_lines() const { return seen_.size(); }
+  // Names read so far point into the session's memory: forgotten before it ends.
+  void forget_names() {
+    files_.clear();
+    comp_dir_ = nullptr;
+  }
 
  private:
   static inline const std::string* const kUnresolvedFile =
@@ -318,6 +323,21 @@ class RangeCollector {
 }  // namespace
 
 // True if `elf` has debug sections compressed with zstd (which libelf may not read).
+bool has_compressed_debug_sections(Elf* elf) {
+  size_t shstrndx = 0;
+  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+    return false;
+  }
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+    if (name && ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".zdebug", 7) == 0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool has_zstd_debug_sections(Elf* elf) {
   size_t shstrndx = 0;
   if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
@@ -376,6 +396,10 @@ void CuRanges::add_cu(Dwarf_Die* cudie, Dwarf_Lines* lines, size_t count,
 
 size_t CuRanges::distinct_lines() const {
   return impl_->distinct_lines();
+}
+
+void CuRanges::forget_names() {
+  impl_->forget_names();
 }
 
 }  // namespace coz

@@ -21,6 +21,8 @@ namespace coz {
 
 // Whether the object's debug sections are zstd-compressed (libdw on Debian 12 cannot read them).
 bool has_zstd_debug_sections(Elf* elf);
+// Whether any of its sections is compressed (SHF_COMPRESSED, or the old .zdebug names).
+bool has_compressed_debug_sections(Elf* elf);
 // A source file's name as the profile gives it (relative names joined to the unit's directory,
 // "/./" and "dir/../" collapsed).
 std::string source_name(const char* src, const char* comp_dir);
@@ -42,6 +44,9 @@ class CuRanges {
               std::vector<AddressRange>* ranges);
   // Distinct source lines seen in scope so far.
   size_t distinct_lines() const;
+  // Drops what it keeps of the names libdw gave it, before the session that holds them ends
+  // (the next units may come from another session).
+  void forget_names();
 
  private:
   class Impl;

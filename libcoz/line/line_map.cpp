@@ -193,7 +193,8 @@ DebugProbe probe_debug_info(const LoadedObject& object, const Scope& scope,
 }
 
 std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const Scope& scope,
-                                               LineTable* table, const std::string& debug_path) {
+                                               LineTable* table, const std::string& debug_path,
+                                               size_t rows_per_session) {
   auto out = std::make_unique<ObjectLines>();
   out->object = object;
   if (!may_have_debug_info(object.path, DebugSession::search_path(debug_path))) {
@@ -201,31 +202,53 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
     out->message = DebugSession::missing_message(object, "no debug information");
     return out;
   }
-  DebugSession session(object, debug_path);
-  out->status = session.status;
-  out->message = session.message;
-  if (session.status != DebugInfoStatus::kOk) {
+  auto session = std::make_unique<DebugSession>(object, debug_path);
+  out->status = session->status;
+  out->message = session->message;
+  if (session->status != DebugInfoStatus::kOk) {
     return out;
   }
-  out->debug_file = session.debug_file;
+  out->debug_file = session->debug_file;
 
-  CuRanges collector(scope, table, session.elf, session.module, session.elf_bias,
-                     static_cast<uintptr_t>(session.dwarf_bias));
+  CuRanges collector(scope, table, session->elf, session->module, session->elf_bias,
+                     static_cast<uintptr_t>(session->dwarf_bias));
+  // Sessions of about rows_per_session rows (line_map.h): a program with 57 MB of DWARF held
+  // 119 MB at once in one session, 39 MB in sessions of 2^18 rows.
+  const bool in_sessions = !has_compressed_debug_sections(dwarf_getelf(session->dwarf));
   std::vector<AddressRange> kept;
-  size_t units_with_lines = 0;
-  session.for_each_cu([&](Dwarf_Die* cudie) {
-    Dwarf_Lines* lines = nullptr;
-    size_t count = 0;
-    if (dwarf_getsrclines(cudie, &lines, &count) == 0) {
-      units_with_lines++;
-      collector.add_cu(cudie, lines, count, &kept);
+  size_t units_done = 0, units_with_lines = 0;
+  for (bool more = true; more;) {
+    size_t unit = 0, rows = 0;
+    more = false;
+    session->for_each_cu([&](Dwarf_Die* cudie) {
+      if (unit++ < units_done) {
+        return true;  // read in an earlier session
+      }
+      if (in_sessions && rows >= rows_per_session) {
+        more = true;
+        return false;
+      }
+      units_done++;
+      Dwarf_Lines* lines = nullptr;
+      size_t count = 0;
+      if (dwarf_getsrclines(cudie, &lines, &count) == 0) {
+        units_with_lines++;
+        rows += count;
+        collector.add_cu(cudie, lines, count, &kept);
+      }
+      return true;
+    });
+    if (more) {
+      collector.forget_names();
+      session.reset();  // first: its memory goes before the next one takes its own
+      session = std::make_unique<DebugSession>(object, debug_path);
+      more = session->status == DebugInfoStatus::kOk;
     }
-    return true;
-  });
+  }
   if (units_with_lines == 0) {
-    session.set_missing(object, "no line tables");
-    out->status = session.status;
-    out->message = session.message;
+    session->set_missing(object, "no line tables");
+    out->status = session->status;
+    out->message = session->message;
     return out;
   }
 

@@ -57,9 +57,16 @@ struct ObjectLines {
 
 // Reads `object`'s line tables. `debug_path` adds directories to search for separate debug files
 // (colon-separated, in elfutils' debuginfo-path syntax); empty means the system default.
+//
+// libdw keeps every unit's line table, and the pages of the sections it read, until its session
+// ends: after about `rows_per_session` line-table rows the session is ended and a new one resumes
+// at the next unit, so what it holds at once stays bounded however large the DWARF (not with
+// compressed sections, which each session would inflate again). The ranges are the same however
+// the units are split.
+inline constexpr size_t kRowsPerSession = size_t{1} << 18;
 std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const Scope& scope,
-                                               LineTable* table,
-                                               const std::string& debug_path = "");
+                                               LineTable* table, const std::string& debug_path = "",
+                                               size_t rows_per_session = kRowsPerSession);
 
 struct DebugProbe {
   DebugInfoStatus status;

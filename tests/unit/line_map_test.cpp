@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "line/debug_precheck.h"
 #include "test_support.h"
@@ -141,6 +142,27 @@ TEST(LineMap, SourceScopeFiltersLines) {
 // system files out of scope (the default), code whose innermost line is in the C++ headers goes
 // to the user's line it was inlined into; out-of-line template instances (std::__introsort_loop,
 // all header lines) map to nothing, so their samples fall to the call chain.
+TEST(LineMap, UnitsReadInManySessionsGiveTheSameRanges) {
+  // This test program: hundreds of units, read in one libdw session and in sessions of a few
+  // thousand rows (each ended, and its memory freed, before the next resumes at the next unit).
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(n, 0);
+  std::string path(self, static_cast<size_t>(n));
+  LineTable table;
+  auto whole = load_object_lines(LoadedObject{path, 0, true}, Scope(), &table, "", SIZE_MAX);
+  auto split = load_object_lines(LoadedObject{path, 0, true}, Scope(), &table, "", 3000);
+  ASSERT_EQ(whole->status, DebugInfoStatus::kOk) << whole->message;
+  ASSERT_EQ(split->status, DebugInfoStatus::kOk) << split->message;
+  ASSERT_GT(whole->ranges.size(), 10000u);
+  ASSERT_EQ(whole->ranges.size(), split->ranges.size());
+  for (size_t i = 0; i < whole->ranges.size(); i++) {
+    const AddressRange &a = whole->ranges[i], &b = split->ranges[i];
+    ASSERT_TRUE(a.lo == b.lo && a.hi == b.hi && a.line == b.line) << i << ": " << a.line->name();
+  }
+  EXPECT_EQ(whole->lines_in_scope, split->lines_in_scope);
+}
+
 TEST(LineMap, InlinedSystemCodeIsCreditedToItsCallLine) {
   std::string path = fixture("sort_threads");
   std::string source = program_source("sort_threads.cpp");
