@@ -206,14 +206,16 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
         f.baseline.add(f.obs[i]);
       }
     }
-    const BaselineTrend trend =
-        baseline_trend(f.timed, f.match.reference, lengths, options.bootstrap, &family_rng);
-    if (trend.baselines > 0) {
-      report.drift.push_back(
-          DriftRow{key.point, key.kind, key.level, trend.baselines, f.match.matching.k,
-                   f.match.matching.clock == Clock::kRun ? "run" : "profile", trend.early,
-                   trend.late, trend.change, trend.p_value, trend.length_effect});
-    }
+    // The drift test draws first in the family's stream and runs beside the lines' work, which
+    // starts where the test's draws end.
+    BaselineTrend trend;
+    Rng trend_rng = family_rng;
+    family_rng.skip(baseline_trend_draws(f.timed, options.bootstrap));
+    const Family& family = f;  // (a structured binding cannot be captured in C++17)
+    Beside trend_test([&trend, &family, &lengths, &options, &trend_rng] {
+      trend = baseline_trend(family.timed, family.match.reference, lengths, options.bootstrap,
+                             &trend_rng);
+    });
     measure_noise(&f);
 
     std::map<std::string, std::vector<size_t>> by_line;
@@ -301,7 +303,6 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
       drafts.push_back(std::move(d));
     }
     if (options.bootstrap > 0) {
-      const Family& family = f;  // (a structured binding cannot be captured in C++17)
       parallel_for(drafts.size(), [&](size_t k) {
         Series& s = drafts[k].series;
         Rng rng(options.seed ^ fnv1a(s.line.name + '\n' + family_name));
@@ -310,6 +311,13 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
     }
     const size_t done_before = progress->done;
     bootstrap(f, &drafts, options, options.time_matching, &family_rng, &progress->done);
+    trend_test.join();
+    if (trend.baselines > 0) {
+      report.drift.push_back(
+          DriftRow{key.point, key.kind, key.level, trend.baselines, f.match.matching.k,
+                   f.match.matching.clock == Clock::kRun ? "run" : "profile", trend.early,
+                   trend.late, trend.change, trend.p_value, trend.length_effect});
+    }
     progress->done = done_before + f.obs.size();
     for (SeriesDraft& d : drafts) {
       shown.insert(d.series.line.name);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <utility>
 #include <vector>
 #ifndef __wasi__
 #include <thread>
@@ -36,5 +37,36 @@ void parallel_for(size_t n, const Task& task) {
   }
 #endif
 }
+
+// One task run beside the caller's work, joined when this goes out of scope (at once, in the
+// caller's thread, where there are no threads).
+class Beside {
+ public:
+  template <class Task>
+  explicit Beside(Task task) {
+#ifdef __wasi__
+    task();
+#else
+    thread_ = std::thread(std::move(task));
+#endif
+  }
+  ~Beside() {
+    join();
+  }
+  void join() {
+#ifndef __wasi__
+    if (thread_.joinable()) {
+      thread_.join();
+    }
+#endif
+  }
+  Beside(const Beside&) = delete;
+  Beside& operator=(const Beside&) = delete;
+
+ private:
+#ifndef __wasi__
+  std::thread thread_;
+#endif
+};
 
 }  // namespace coz::analysis

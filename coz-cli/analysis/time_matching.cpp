@@ -227,33 +227,57 @@ double rank_correlation_p(const std::vector<double>& x, const std::vector<double
 
 }  // namespace
 
+namespace {
+
+// The baselines of runs with two or more, in time order: their times in the run, and each one's
+// cost per visit relative to its run's baselines.
+struct WithinRuns {
+  std::vector<double> times, relative;
+};
+
+WithinRuns within_runs(const std::vector<TimedCost>& experiments, const std::vector<size_t>& base) {
+  std::map<size_t, std::pair<double, double>> per_run;  // run -> (cost, visits)
+  for (size_t i : base) {
+    per_run[experiments[i].run].first += experiments[i].cost;
+    per_run[experiments[i].run].second += experiments[i].visits;
+  }
+  WithinRuns w;
+  for (size_t i : base) {
+    auto [cost, visits] = per_run[experiments[i].run];
+    if (visits > experiments[i].visits) {
+      w.times.push_back(experiments[i].run_time_ns);
+      w.relative.push_back(experiments[i].cost / experiments[i].visits / (cost / visits));
+    }
+  }
+  return w;
+}
+
+constexpr size_t kTrendMinBaselines = 6;
+
+}  // namespace
+
+uint64_t baseline_trend_draws(const std::vector<TimedCost>& experiments, size_t rounds) {
+  size_t n = within_runs(experiments, baselines_by_time(experiments, Clock::kRun)).times.size();
+  return n >= kTrendMinBaselines ? static_cast<uint64_t>(rounds) * (n - 1) : 0;
+}
+
 BaselineTrend baseline_trend(const std::vector<TimedCost>& experiments,
                              const std::vector<double>& reference,
                              const std::vector<double>& lengths, size_t rounds, Rng* rng) {
   BaselineTrend t;
   std::vector<size_t> base = baselines_by_time(experiments, Clock::kRun);
   t.baselines = base.size();
-  // Each baseline relative to its run's baselines.
-  std::map<size_t, std::pair<double, double>> per_run;  // run -> (cost, visits)
   double all_cost = 0, all_visits = 0;
   for (size_t i : base) {
-    per_run[experiments[i].run].first += experiments[i].cost;
-    per_run[experiments[i].run].second += experiments[i].visits;
     all_cost += experiments[i].cost;
     all_visits += experiments[i].visits;
   }
-  std::vector<size_t> within;  // baselines of runs with two or more
-  std::vector<double> times, relative;
-  for (size_t i : base) {
-    auto [cost, visits] = per_run[experiments[i].run];
-    if (visits > experiments[i].visits) {
-      within.push_back(i);
-      times.push_back(experiments[i].run_time_ns);
-      relative.push_back(experiments[i].cost / experiments[i].visits / (cost / visits));
-    }
-  }
-  if (within.size() >= 6) {
-    const size_t third = within.size() / 3;
+  // Each baseline relative to its run's baselines.
+  WithinRuns within = within_runs(experiments, base);
+  const std::vector<double>& times = within.times;
+  const std::vector<double>& relative = within.relative;
+  if (times.size() >= kTrendMinBaselines) {
+    const size_t third = times.size() / 3;
     auto mean = [&relative](size_t from, size_t to) {
       return std::accumulate(relative.begin() + static_cast<long>(from),
                              relative.begin() + static_cast<long>(to), 0.0) /
@@ -261,7 +285,7 @@ BaselineTrend baseline_trend(const std::vector<TimedCost>& experiments,
     };
     const double overall = all_cost / all_visits;
     t.early = overall * mean(0, third);
-    t.late = overall * mean(within.size() - third, within.size());
+    t.late = overall * mean(times.size() - third, times.size());
     t.change = t.early > 0 ? t.late / t.early - 1 : 0;
     t.p_value = rank_correlation_p(times, relative, rounds, rng);
   }

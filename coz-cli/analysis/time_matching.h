@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "analysis/statistics.h"
@@ -80,6 +81,10 @@ struct BaselineTrend {
   // over the short ones' (split at the median length), minus 1.
   double length_effect = 0;
 };
+
+// How many draws baseline_trend() takes from its Rng (its permutation test's), known before it
+// runs, so later work can start at its own place in the stream while the test runs.
+uint64_t baseline_trend_draws(const std::vector<TimedCost>& experiments, size_t rounds);
 
 BaselineTrend baseline_trend(const std::vector<TimedCost>& experiments,
                              const std::vector<double>& reference,
