@@ -7,6 +7,7 @@
 #include <gelf.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -217,7 +218,7 @@ class RangeCollector {
     }
   }
 
-  size_t distinct_lines() const { return seen_.size(); }
+  size_t distinct_lines() const { return distinct_; }
   // Names read so far point into the session's memory: forgotten before it ends.
   void forget_names() {
     files_.clear();
@@ -253,14 +254,19 @@ class RangeCollector {
     return f->second;
   }
 
+  // The interned line, through a small cache of recent ones (the table takes a lock); each line
+  // is counted once per load by marking it with the load's number.
   SourceLine* line_of(const std::string* file, uint32_t number) {
     uint64_t key = (reinterpret_cast<uintptr_t>(file) << 20) ^ number;
-    auto it = seen_.find(key);
-    if (it != seen_.end() && *it->second->file == *file && it->second->line == number) {
-      return it->second;
+    Cached& slot = recent_[(key * 0x9e3779b97f4a7c15ull) >> (64 - kRecentBits)];
+    if (slot.line == nullptr || slot.line->file != file || slot.line->line != number) {
+      slot.line = table_->intern_line(file, number);
     }
-    SourceLine* line = table_->intern_line(file, number);
-    seen_[key] = line;
+    SourceLine* line = slot.line;
+    if (line->loaded_by.load(std::memory_order_relaxed) != load_) {
+      line->loaded_by.store(load_, std::memory_order_relaxed);
+      distinct_++;
+    }
     return line;
   }
 
@@ -306,7 +312,15 @@ class RangeCollector {
   // libdw's strings are stable.
   std::unordered_map<std::pair<const char*, const char*>, const std::string*, PairHash> files_;
   const char* comp_dir_ = nullptr;  // of the unit being read
-  std::unordered_map<uint64_t, SourceLine*> seen_;
+  struct Cached {
+    SourceLine* line = nullptr;
+  };
+  static constexpr unsigned kRecentBits = 12;
+  std::vector<Cached> recent_ = std::vector<Cached>(size_t{1} << kRecentBits);
+  // This load's number (never 0, the mark of a line no load has seen), and its distinct lines.
+  const uint32_t load_ = next_load_.fetch_add(1, std::memory_order_relaxed) + 1;
+  size_t distinct_ = 0;
+  static inline std::atomic<uint32_t> next_load_{0};
   // Scratch for add_cu, kept to reuse its memory.
   struct Row {
     uintptr_t lo, hi;

@@ -257,18 +257,22 @@ std::unique_ptr<ObjectLines> load_object_lines(const LoadedObject& object, const
   std::stable_sort(kept.begin(), kept.end(), [](const AddressRange& a, const AddressRange& b) {
     return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
   });
-  std::vector<AddressRange>& final_ranges = out->ranges;
-  final_ranges.reserve(kept.size());
+  // In place: each range read writes at most one.
+  size_t kept_count = 0;
   for (const AddressRange& r : kept) {
-    if (!final_ranges.empty() && r.lo < final_ranges.back().hi) {
-      if (r.hi > final_ranges.back().hi) {
-        final_ranges.push_back({final_ranges.back().hi, r.hi, r.line});
+    if (kept_count > 0 && r.lo < kept[kept_count - 1].hi) {
+      if (r.hi > kept[kept_count - 1].hi) {
+        AddressRange rest{kept[kept_count - 1].hi, r.hi, r.line};
+        kept[kept_count++] = rest;
       }
       continue;
     }
-    final_ranges.push_back(r);
+    kept[kept_count++] = r;
   }
-  final_ranges.shrink_to_fit();
+  kept.resize(kept_count);
+  kept.shrink_to_fit();
+  std::vector<AddressRange>& final_ranges = out->ranges;
+  final_ranges = std::move(kept);
   if (!final_ranges.empty()) {
     out->lo = final_ranges.front().lo;
     out->hi = final_ranges.back().hi;

@@ -35,12 +35,11 @@ const std::string* LineTable::intern_file(std::string_view file) {
 SourceLine* LineTable::intern_line(const std::string* file, uint32_t line) {
   std::lock_guard<std::mutex> lock(mutex_);
   uint64_t key = (static_cast<uint64_t>(file_ids_.at(file)) << 32) | line;
-  auto it = line_index_.find(key);
-  if (it != line_index_.end()) {
-    return it->second;
+  if (SourceLine* found = line_index_.find(key)) {
+    return found;
   }
   SourceLine* stored = &lines_.emplace_back(file, line);
-  line_index_.emplace(key, stored);
+  line_index_.put(key, stored);
   return stored;
 }
 
@@ -73,15 +72,15 @@ SourceLine* LineTable::find(std::string_view file, uint32_t line, bool* ambiguou
     if (!names(f, file)) {
       continue;
     }
-    auto it = line_index_.find((static_cast<uint64_t>(file_ids_.at(&f)) << 32) | line);
-    if (it == line_index_.end()) {
+    SourceLine* it = line_index_.find((static_cast<uint64_t>(file_ids_.at(&f)) << 32) | line);
+    if (it == nullptr) {
       continue;
     }
     if (found && ambiguous) {
       *ambiguous = true;
       return nullptr;
     }
-    found = it->second;
+    found = it;
   }
   return found;
 }

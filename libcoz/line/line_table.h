@@ -13,11 +13,15 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "line/pointer_table.h"
+
 namespace coz {
 
 struct SourceLine {
   const std::string* file;
   uint32_t line;
+  // The last object load that met this line (cu_ranges.cpp counts each line once per load).
+  std::atomic<uint32_t> loaded_by{0};
   // The line's name across processes (an experiment's selected line, in shared memory): a hash
   // of `file:line`, never 0. Every process of a run names the same source line alike, whatever
   // its executable and wherever the line's code is loaded.
@@ -59,7 +63,7 @@ class LineTable {
   std::deque<std::string> files_;
   std::unordered_map<std::string_view, const std::string*> file_index_;
   std::deque<SourceLine> lines_;
-  std::unordered_map<uint64_t, SourceLine*> line_index_;
+  PointerTable<SourceLine> line_index_;
   std::unordered_map<const std::string*, uint32_t> file_ids_;
 };
 
