@@ -1,6 +1,7 @@
 // The analysis options of `coz report` and `coz plot` (see analysis_options.h).
 #include "common/analysis_options.h"
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>

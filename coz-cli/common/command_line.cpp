@@ -1,6 +1,7 @@
 // Command-line plumbing shared by `coz run`, `coz report` and `coz plot` (see command_line.h).
 #include "common/command_line.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <memory>

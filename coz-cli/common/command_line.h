@@ -2,9 +2,14 @@
 // parse step, one-line usage errors and the exit statuses.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace CLI {  // <CLI/CLI.hpp> is large: only the sources that build or read apps include it
+class App;
+class Option;
+}  // namespace CLI
 
 namespace coz::cli {
 

@@ -1,6 +1,8 @@
 // Roff rendering of the commands' help (see man_page.h).
 #include "common/man_page.h"
 
+#include <CLI/CLI.hpp>
+
 namespace coz::cli {
 namespace {
 

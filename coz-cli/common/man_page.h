@@ -3,10 +3,14 @@
 // coz-run.1, coz-report.1 and coz-plot.1, so the pages and the help cannot drift apart.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace CLI {  // <CLI/CLI.hpp> is large: only the sources that build or read apps include it
+class App;
+class Option;
+}  // namespace CLI
 
 namespace coz::cli {
 
