@@ -1,9 +1,9 @@
 // `coz run` option parsing: every option, both separators, and one-line errors for bad values.
 #include "commands/run_options.h"
 
-#include <CLI/CLI.hpp>
-
 #include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
 
 #include "config/run_config.h"
 
