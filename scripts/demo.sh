@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 # Only what the demo runs: the runtime, the CLI, the example, and the viewer `coz plot` bundles
-# (on a fresh clone of a two-core machine 114 s against 214 s for everything, the tests included).
+# (on a fresh clone of a two-core machine 75 s, apt and npm included, against about 200 s for
+# everything, the tests included).
 bash scripts/build.sh coz coz_cli coz-example coz_viewer
 rm -f build/example.coz
 # Four short runs with 20 ms experiments give every hot line a few speedups to compare.
