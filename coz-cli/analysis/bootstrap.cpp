@@ -11,10 +11,12 @@
 namespace coz::analysis {
 
 void measure_noise(Family* f) {
-  std::map<std::pair<std::string, long>, std::vector<size_t>> groups;
+  // (Every baseline in one group, whichever line it named: at 0% no line is sped up.)
+  std::map<std::pair<uint64_t, long>, std::vector<size_t>> groups;
   for (size_t i = 0; i < f->obs.size(); i++) {
     if (f->obs[i].visits > 0 && f->obs[i].matched > 0) {
-      groups[{f->obs[i].key == 0 ? std::string() : f->line[i], f->obs[i].key}].push_back(i);
+      uint64_t line = f->obs[i].key == 0 ? 0 : uint64_t{f->line[i]} + 1;
+      groups[{line, f->obs[i].key}].push_back(i);
     }
   }
   std::vector<std::pair<double, double>> raw;  // (visits, residual)

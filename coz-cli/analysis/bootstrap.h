@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,8 @@ namespace coz::analysis {
 // series at that point is built and bootstrapped from.
 struct Family {
   std::vector<Observation> obs;
-  std::vector<std::string> line;  // per observation: the line it tested
+  // Per observation: the line it tested, as the line's rank by name among the lines tested.
+  std::vector<uint32_t> line;
   std::vector<TimedCost> timed;
   TimeMatch match;
   Group baseline;  // every baseline, matched

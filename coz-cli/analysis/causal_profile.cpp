@@ -5,7 +5,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/bootstrap.h"
 #include "analysis/diagnosis.h"
@@ -149,15 +151,26 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
 
   const std::vector<TimedCost> times = experiment_times(data);
   std::map<FamilyKey, Family> families;
-  std::map<std::string, Location> lines;  // by name, the lines tested
+  // The lines tested by name, and each experiment's line as its rank among them (families and
+  // their groups key lines by rank: the same order as by name, without the strings).
+  std::map<std::string, Location> lines;
+  for (const Experiment& e : data.experiments()) {
+    // Load amplification alone tests no line: it counts for the points and the scalability table.
+    if (e.line.name != kNoLine) {
+      lines.try_emplace(e.line.name, e.line);
+    }
+  }
+  std::vector<const std::string*> line_names;
+  std::unordered_map<std::string_view, uint32_t> rank_of;
+  for (const auto& [name, location] : lines) {
+    rank_of.emplace(name, static_cast<uint32_t>(line_names.size()));
+    line_names.push_back(&name);
+  }
   std::set<LoadLevel> levels;
   for (size_t n = 0; n < data.experiments().size(); n++) {
     const Experiment& e = data.experiments()[n];
-    // Load amplification alone tests no line: it counts for the points and the scalability table.
     bool tests_line = e.line.name != kNoLine;
-    if (tests_line) {
-      lines.try_emplace(e.line.name, e.line);
-    }
+    const uint32_t line_rank = tests_line ? rank_of.at(e.line.name) : 0;
     levels.insert(e.level);
     for (const PointCounts& p : e.points) {
       if (tests_line) {
@@ -165,7 +178,7 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
         double cost = p.kind == PointMetric::kThroughput ? e.duration_ns : p.in_flight_ns;
         f.obs.push_back(Observation{speedup_key(e.speedup), e.speedup, e.duration_ns, p.visits,
                                     p.in_flight_ns, cost});
-        f.line.push_back(e.line.name);
+        f.line.push_back(line_rank);
         TimedCost t = times[n];
         t.cost = cost;
         t.visits = p.visits;
@@ -218,12 +231,17 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
     });
     measure_noise(&f);
 
-    std::map<std::string, std::vector<size_t>> by_line;
+    std::vector<std::vector<size_t>> by_line(line_names.size());
     for (size_t i = 0; i < f.obs.size(); i++) {
       by_line[f.line[i]].push_back(i);
     }
     std::vector<SeriesDraft> drafts;
-    for (const auto& [line, members] : by_line) {
+    for (size_t rank = 0; rank < by_line.size(); rank++) {
+      const std::vector<size_t>& members = by_line[rank];
+      if (members.empty()) {
+        continue;
+      }
+      const std::string& line = *line_names[rank];
       if (f.baseline.relative() <= 0) {
         no_baseline.insert(line);
         continue;

@@ -6,6 +6,8 @@
 #include <map>
 #include <numeric>
 
+#include "analysis/parallel.h"
+
 namespace coz::analysis {
 namespace {
 
@@ -104,14 +106,19 @@ Matching choose_matching(const std::vector<TimedCost>& experiments) {
     double standard = 0;  // its standard error
   };
   std::vector<Candidate> candidates;  // simplest first: all baselines, then fewer; run clock first
+  struct ClockData {
+    Clock clock;
+    std::vector<size_t> base;
+    std::vector<size_t> position;
+  };
+  std::vector<ClockData> clocks;
+  std::vector<size_t> clock_of;  // per candidate: its index in `clocks`
   for (Clock clock : {Clock::kRun, Clock::kProfile}) {
     std::vector<size_t> base = baselines_by_time(experiments, clock);
     if (base.size() < 3) {
       return Matching{Clock::kRun, base.size()};
     }
     const size_t all = base.size();  // every baseline (less itself, for a baseline)
-    const Prefix sums(experiments, base);
-    const std::vector<size_t> position = positions(experiments.size(), base);
     std::vector<size_t> ks{all};
     for (size_t k = 256; k >= 4; k /= 2) {
       if (k < all) {
@@ -122,27 +129,38 @@ Matching choose_matching(const std::vector<TimedCost>& experiments) {
       if (clock == Clock::kProfile && k == all) {
         continue;  // every baseline is every baseline on either clock
       }
-      std::vector<double> terms;
-      for (size_t i : base) {
-        auto [cost, visits] =
-            sums.pool(experiments, nearest(experiments, base, position, clock, i, k), i);
-        if (visits > 0 && cost > 0) {
-          double relative = experiments[i].cost / experiments[i].visits / (cost / visits) - 1;
-          terms.push_back(experiments[i].visits * relative * relative);
-        }
-      }
-      Candidate c{Matching{clock, k}, 0, 0};
-      for (double t : terms) {
-        c.error += t;
-      }
-      double mean = terms.empty() ? 0 : c.error / static_cast<double>(terms.size()), squares = 0;
-      for (double t : terms) {
-        squares += (t - mean) * (t - mean);
-      }
-      c.standard = std::sqrt(squares);  // sqrt(n var): the standard error of the sum
-      candidates.push_back(c);
+      candidates.push_back(Candidate{Matching{clock, k}, 0, 0});
+      clock_of.push_back(clocks.size());
     }
+    std::vector<size_t> position = positions(experiments.size(), base);
+    clocks.push_back(ClockData{clock, std::move(base), std::move(position)});
   }
+  std::vector<Prefix> sums;
+  for (const ClockData& d : clocks) {
+    sums.emplace_back(experiments, d.base);
+  }
+  // Each candidate's cross-validation on its own, on every core.
+  parallel_for(candidates.size(), [&](size_t j) {
+    const ClockData& d = clocks[clock_of[j]];
+    Candidate& c = candidates[j];
+    std::vector<double> terms;
+    for (size_t i : d.base) {
+      auto [cost, visits] = sums[clock_of[j]].pool(
+          experiments, nearest(experiments, d.base, d.position, d.clock, i, c.matching.k), i);
+      if (visits > 0 && cost > 0) {
+        double relative = experiments[i].cost / experiments[i].visits / (cost / visits) - 1;
+        terms.push_back(experiments[i].visits * relative * relative);
+      }
+    }
+    for (double t : terms) {
+      c.error += t;
+    }
+    double mean = terms.empty() ? 0 : c.error / static_cast<double>(terms.size()), squares = 0;
+    for (double t : terms) {
+      squares += (t - mean) * (t - mean);
+    }
+    c.standard = std::sqrt(squares);  // sqrt(n var): the standard error of the sum
+  });
   std::stable_sort(
       candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
         return a.matching.k > b.matching.k;  // the run's clock first at equal k (stable)
@@ -173,18 +191,22 @@ TimeMatch match_in_time(const std::vector<TimedCost>& experiments, Matching matc
   }
   const Prefix sums(experiments, m.baselines);
   const std::vector<size_t> position = positions(experiments.size(), m.baselines);
-  for (size_t i = 0; i < experiments.size(); i++) {
-    m.windows[i] = nearest(experiments, m.baselines, position, matching.clock, i, matching.k);
-    auto [cost, visits] = sums.pool(experiments, m.windows[i], i);
-    if (!enabled) {
-      continue;
+  // Each experiment's window and reference on its own, in blocks on every core.
+  constexpr size_t kBlock = 4096;
+  parallel_for((experiments.size() + kBlock - 1) / kBlock, [&](size_t block) {
+    for (size_t i = block * kBlock; i < std::min(experiments.size(), (block + 1) * kBlock); i++) {
+      m.windows[i] = nearest(experiments, m.baselines, position, matching.clock, i, matching.k);
+      auto [cost, visits] = sums.pool(experiments, m.windows[i], i);
+      if (!enabled) {
+        continue;
+      }
+      if (visits > 0 && cost > 0) {
+        m.reference[i] = cost / visits;
+      } else if (usable_baseline(experiments[i])) {  // the only baseline: its own reference
+        m.reference[i] = experiments[i].cost / experiments[i].visits;
+      }
     }
-    if (visits > 0 && cost > 0) {
-      m.reference[i] = cost / visits;
-    } else if (usable_baseline(experiments[i])) {  // the only baseline: its own reference
-      m.reference[i] = experiments[i].cost / experiments[i].visits;
-    }
-  }
+  });
   return m;
 }
 
