@@ -106,12 +106,6 @@ struct Shared {
 constexpr size_t kSharedBytes = size_t{64} << 20;
 constexpr size_t kBatchBytes = size_t{32} << 20;
 
-// An experiment drawn again: its group's mean cost per visit (`mean`) times one plus a residual
-// of the pool scaled to its visits, at its reference.
-double draw_cost(const Family& f, size_t i, double mean, double residual) {
-  return f.obs[i].visits * f.match.reference[i] * mean * std::max(0.0, 1 + residual * f.scale[i]);
-}
-
 // The next n residuals of the stream. The pool is large (one per experiment) and read at random,
 // so they are fetched ahead: the reads overlap instead of waiting in turn.
 void next_residuals(const Family& f, Rng* rng, size_t n, std::vector<const double*>* out) {
@@ -179,34 +173,59 @@ void replicate_baselines(Shared* sh, size_t from, size_t to) {
   }
 }
 
-// One replicate of one series, from its `draws` residuals at `rng`: each curve point, the slope,
-// the impact and the predictions, written to out[slot * stride].
-void replicate_series(const Shared& sh, const SeriesDraft& d, size_t b, const double* costs,
-                      Rng rng, uint64_t draws, Scratch* scratch, double* out, size_t stride) {
+// What one experiment of a series needs in every replicate, gathered once per batch from the
+// family's arrays.
+struct Member {
+  double cost_per_mean;  // visits x reference: its redrawn cost is this x its group's mean x noise
+  double scale;          // of its residual
+  double window_visits;  // of its reference window, less its own when in it
+  double fallback;       // its reference when the window has no cost: as measured, at base_mean
+  double matched;        // as measured: experiments without visits are not redrawn
+  size_t window;         // its window's index in the shared window costs
+  bool draws;            // it has visits
+};
+
+Member member(const Shared& sh, size_t i) {
   const Family& f = *sh.f;
+  const TimeMatch::Window& w = f.match.windows[i];
+  return Member{
+      f.obs[i].visits * f.match.reference[i],
+      f.scale[i],
+      sh.prefix_visits[w.right] - sh.prefix_visits[w.left] - (w.self ? f.obs[i].visits : 0),
+      f.match.reference[i] * sh.base_mean,
+      f.obs[i].matched,
+      sh.window_of[i],
+      f.obs[i].visits > 0};
+}
+
+// One replicate of one series (its experiments in `members`, group by group), from its `draws`
+// residuals at `rng`: each curve point, the slope, the impact and the predictions, written to
+// out[slot * stride].
+void replicate_series(const Shared& sh, const SeriesDraft& d, const Member* members, size_t b,
+                      const double* costs, Rng rng, uint64_t draws, Scratch* scratch, double* out,
+                      size_t stride) {
   const Series& s = d.series;
-  auto reference = [&](size_t i) {
+  // A series' experiments are never baselines: nothing of their own is in their window's cost.
+  auto reference = [&](const Member& m) {
     if (!sh.matching) {
       return 1.0;
     }
-    const TimeMatch::Window& w = f.match.windows[i];
-    // A series' experiments are never baselines: nothing of their own is in their window's cost.
-    double cost = costs[sh.window_of[i]];
-    double visits =
-        sh.prefix_visits[w.right] - sh.prefix_visits[w.left] - (w.self ? f.obs[i].visits : 0);
-    return visits > 0 && cost > 0 ? cost / visits : f.match.reference[i] * sh.base_mean;
+    double cost = costs[m.window];
+    return m.window_visits > 0 && cost > 0 ? cost / m.window_visits : m.fallback;
   };
-  next_residuals(f, &rng, draws, &scratch->residuals);
+  next_residuals(*sh.f, &rng, draws, &scratch->residuals);
   const double* const* residual = scratch->residuals.data();
   std::vector<XY>& curve = scratch->curve;
   curve.assign(1, XY{0, 0});
   size_t slot = 0;
   for (size_t k = 0; k < d.groups.size(); k++) {
+    const double mean = d.groups[k].relative();
     double group_matched = 0;
-    for (size_t i : d.members[k]) {
-      group_matched += f.obs[i].visits > 0
-                           ? draw_cost(f, i, d.groups[k].relative(), **residual++) / reference(i)
-                           : f.obs[i].matched;
+    for (size_t n = d.members[k].size(); n > 0; n--, members++) {
+      const Member& m = *members;
+      group_matched += m.draws ? m.cost_per_mean * mean *
+                                     std::max(0.0, 1 + **residual++ * m.scale) / reference(m)
+                               : m.matched;
     }
     double y = program_speedup(group_matched / d.groups[k].visits, sh.base[b]) * s.phase_factor;
     out[slot++ * stride] = y;
@@ -229,9 +248,16 @@ size_t slots(const SeriesDraft& d) {
 void bootstrap_batch(const Shared& sh, std::vector<SeriesDraft>* drafts, size_t from, size_t to,
                      const std::vector<uint64_t>& offsets, const AnalysisOptions& o) {
   const size_t replicates = o.bootstrap;
-  std::vector<size_t> slot_base{0};
+  std::vector<size_t> slot_base{0}, member_base{0};
+  std::vector<Member> members;
   for (size_t d = from; d < to; d++) {
     slot_base.push_back(slot_base.back() + slots((*drafts)[d]));
+    for (const std::vector<size_t>& group : (*drafts)[d].members) {
+      for (size_t i : group) {
+        members.push_back(member(sh, i));
+      }
+    }
+    member_base.push_back(members.size());
   }
   std::vector<double> values(slot_base.back() * replicates), own_costs;
   const bool redraw = sh.window_cost.empty() && sh.matching;
@@ -253,7 +279,8 @@ void bootstrap_batch(const Shared& sh, std::vector<SeriesDraft>* drafts, size_t 
     for (size_t d = from; d < to; d++) {
       Rng rng = sh.start;
       rng.skip(sh.first_draw[b] + offsets[d]);
-      replicate_series(sh, (*drafts)[d], b, costs, rng, offsets[d + 1] - offsets[d], &scratch,
+      replicate_series(sh, (*drafts)[d], &members[member_base[d - from]], b, costs, rng,
+                       offsets[d + 1] - offsets[d], &scratch,
                        &values[slot_base[d - from] * replicates + kept], replicates);
     }
     kept++;

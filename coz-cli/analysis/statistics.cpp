@@ -45,8 +45,12 @@ std::pair<double, double> order_pair(const std::vector<double>& values, size_t l
   if (kept->size() < need) {
     kept->assign(values.begin(), values.end());
   }
-  std::partial_sort(kept->begin(), kept->begin() + static_cast<long>(need), kept->end(), before);
-  return {(*kept)[lo], (*kept)[std::min(lo + 1, need - 1)]};
+  // The lo-th by selection; the next is the least of those after it.
+  auto at = [&](size_t i) { return kept->begin() + static_cast<long>(i); };
+  std::nth_element(at(0), at(lo), kept->end(), before);
+  const double low = (*kept)[lo];
+  const double high = lo + 1 < need ? *std::min_element(at(lo + 1), kept->end(), before) : low;
+  return {low, high};
 }
 
 // The q-quantile of `values` by linear interpolation between the order statistics around
