@@ -6,7 +6,9 @@
 // after a sleep (no thread of the program woke it, so no credit). Between the processes of a run,
 // pipe writes, and the reads, polls and waits for children they end, hand over delay counts
 // (runtime/fd_keys.h); a socket has no key, so the socket-only calls (send, recv and their kin)
-// do not look for one. Results and errno are the real call's.
+// do not look for one. Results and errno are the real call's. Each _FORTIFY_SOURCE form (a
+// buffer-size check, then the call: what fortified builds, Debian's and Ubuntu's packages among
+// them, call when a length is not a constant) sits under its plain form with the same rule.
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
@@ -44,6 +46,9 @@ auto first_ready(const struct pollfd* fds, nfds_t n) {
 COZ_EXPORT ssize_t read(int fd, void* buf, size_t n) {
   return timed(COZ_CALLER, on_fd(fd), [=] { return real().read(fd, buf, n); });
 }
+COZ_EXPORT ssize_t __read_chk(int fd, void* buf, size_t n, size_t size) {
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().__read_chk(fd, buf, n, size); });
+}
 COZ_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
   coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().write(fd, buf, n); });
@@ -58,12 +63,18 @@ COZ_EXPORT ssize_t writev(int fd, const struct iovec* iov, int n) {
 COZ_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t at) {
   return timed(COZ_CALLER, on_fd(fd), [=] { return real().pread(fd, buf, n, at); });
 }
+COZ_EXPORT ssize_t __pread_chk(int fd, void* buf, size_t n, off_t at, size_t size) {
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().__pread_chk(fd, buf, n, at, size); });
+}
 COZ_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t at) {
   coz::hooks_api::before_write(fd);
   return timed(COZ_CALLER, [=] { return real().pwrite(fd, buf, n, at); });
 }
 COZ_EXPORT ssize_t pread64(int fd, void* buf, size_t n, off64_t at) {
   return timed(COZ_CALLER, on_fd(fd), [=] { return real().pread64(fd, buf, n, at); });
+}
+COZ_EXPORT ssize_t __pread64_chk(int fd, void* buf, size_t n, off64_t at, size_t size) {
+  return timed(COZ_CALLER, on_fd(fd), [=] { return real().__pread64_chk(fd, buf, n, at, size); });
 }
 COZ_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t at) {
   coz::hooks_api::before_write(fd);
@@ -73,9 +84,17 @@ COZ_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t at) {
 COZ_EXPORT ssize_t recv(int fd, void* buf, size_t n, int flags) {
   return timed(COZ_CALLER, [=] { return real().recv(fd, buf, n, flags); });
 }
+COZ_EXPORT ssize_t __recv_chk(int fd, void* buf, size_t n, size_t size, int flags) {
+  return timed(COZ_CALLER, [=] { return real().__recv_chk(fd, buf, n, size, flags); });
+}
 COZ_EXPORT ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from,
                             socklen_t* len) {
   return timed(COZ_CALLER, [=] { return real().recvfrom(fd, buf, n, flags, from, len); });
+}
+COZ_EXPORT ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t size, int flags,
+                                  struct sockaddr* from, socklen_t* len) {
+  return timed(COZ_CALLER,
+               [=] { return real().__recvfrom_chk(fd, buf, n, size, flags, from, len); });
 }
 COZ_EXPORT ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
   return timed(COZ_CALLER, [=] { return real().recvmsg(fd, msg, flags); });
@@ -117,10 +136,19 @@ COZ_EXPORT int connect(int fd, const struct sockaddr* addr, socklen_t len) {
 COZ_EXPORT int poll(struct pollfd* fds, nfds_t n, int timeout) {
   return timed(COZ_CALLER, first_ready(fds, n), [=] { return real().poll(fds, n, timeout); });
 }
+COZ_EXPORT int __poll_chk(struct pollfd* fds, nfds_t n, int timeout, size_t size) {
+  return timed(COZ_CALLER, first_ready(fds, n),
+               [=] { return real().__poll_chk(fds, n, timeout, size); });
+}
 COZ_EXPORT int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
                      const sigset_t* mask) {
   return timed(COZ_CALLER, first_ready(fds, n),
                [=] { return real().ppoll(fds, n, timeout, mask); });
+}
+COZ_EXPORT int __ppoll_chk(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
+                           const sigset_t* mask, size_t size) {
+  return timed(COZ_CALLER, first_ready(fds, n),
+               [=] { return real().__ppoll_chk(fds, n, timeout, mask, size); });
 }
 COZ_EXPORT int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
   return timed(COZ_CALLER, [=] { return real().select(n, r, w, e, timeout); });
@@ -179,30 +207,4 @@ COZ_EXPORT int semop(int set, struct sembuf* ops, size_t n) {
 }
 COZ_EXPORT int semtimedop(int set, struct sembuf* ops, size_t n, const struct timespec* timeout) {
   return timed(COZ_CALLER, [=] { return real().semtimedop(set, ops, n, timeout); });
-}
-
-// The _FORTIFY_SOURCE forms (a buffer-size check, then the call): fortified builds call these.
-COZ_EXPORT ssize_t __read_chk(int fd, void* buf, size_t n, size_t size) {
-  return timed(COZ_CALLER, on_fd(fd), [=] { return real().__read_chk(fd, buf, n, size); });
-}
-COZ_EXPORT ssize_t __pread_chk(int fd, void* buf, size_t n, off_t at, size_t size) {
-  return timed(COZ_CALLER, [=] { return real().__pread_chk(fd, buf, n, at, size); });
-}
-COZ_EXPORT ssize_t __pread64_chk(int fd, void* buf, size_t n, off64_t at, size_t size) {
-  return timed(COZ_CALLER, [=] { return real().__pread64_chk(fd, buf, n, at, size); });
-}
-COZ_EXPORT ssize_t __recv_chk(int fd, void* buf, size_t n, size_t size, int flags) {
-  return timed(COZ_CALLER, [=] { return real().__recv_chk(fd, buf, n, size, flags); });
-}
-COZ_EXPORT ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t size, int flags,
-                                  struct sockaddr* from, socklen_t* len) {
-  return timed(COZ_CALLER,
-               [=] { return real().__recvfrom_chk(fd, buf, n, size, flags, from, len); });
-}
-COZ_EXPORT int __poll_chk(struct pollfd* fds, nfds_t n, int timeout, size_t size) {
-  return timed(COZ_CALLER, [=] { return real().__poll_chk(fds, n, timeout, size); });
-}
-COZ_EXPORT int __ppoll_chk(struct pollfd* fds, nfds_t n, const struct timespec* timeout,
-                           const sigset_t* mask, size_t size) {
-  return timed(COZ_CALLER, [=] { return real().__ppoll_chk(fds, n, timeout, mask, size); });
 }
