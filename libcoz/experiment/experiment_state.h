@@ -24,8 +24,7 @@ class LineOffer {
 
   // From a signal handler: offers `line` unless another offer is pending. Async-signal-safe.
   void put(const SourceLine& line) {
-    uint32_t empty = kEmpty;
-    if (!state_.compare_exchange_strong(empty, kWriting, std::memory_order_acquire)) {
+    if (!claim()) {
       return;
     }
     key_ = line.key;
@@ -50,6 +49,12 @@ class LineOffer {
     *name = std::string(file_) + ":" + std::to_string(number_);
     state_.store(kEmpty, std::memory_order_release);
     return true;
+  }
+  // A writer's first step: claims the empty offer for writing (put() then fills and publishes it;
+  // a writer that dies here leaves it half written). False when an offer is pending.
+  bool claim() {
+    uint32_t empty = kEmpty;
+    return state_.compare_exchange_strong(empty, kWriting, std::memory_order_acquire);
   }
   // Whether an offer is there or being written.
   bool pending() const { return state_.load(std::memory_order_acquire) != kEmpty; }

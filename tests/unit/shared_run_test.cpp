@@ -40,19 +40,18 @@ TEST(LineOffer, CarriesTheLinesKeyAndNameAndTakesOneOfferAtATime) {
 
 TEST(LineOffer, AnOfferLeftHalfWrittenIsDroppedAfterSomePolls) {
   // A process that died between claiming the offer and finishing it: the runner takes offers
-  // again after `stale_polls` polls.
-  struct Raw {
-    std::atomic<uint32_t> state;
-  };
+  // again after `stale_polls` polls, and not before.
   auto offer = std::make_unique<LineOffer>();
-  reinterpret_cast<Raw*>(offer.get())->state.store(1);  // kWriting, as a dead writer left it
+  ASSERT_TRUE(offer->claim());  // as a writer that died there left it
   uint64_t key = 0;
   std::string name;
   for (int i = 0; i < 4; i++) {
     EXPECT_FALSE(offer->take(&key, &name, 5));
+    EXPECT_TRUE(offer->pending()) << "still half written after poll " << i + 1;
   }
   EXPECT_FALSE(offer->take(&key, &name, 5));  // the fifth poll clears it
   EXPECT_FALSE(offer->pending());
+  EXPECT_TRUE(offer->claim()) << "a new offer can be made";
 }
 
 TEST(SharedPoints, ProcessesMeetByNameAndCountTogether) {
