@@ -17,6 +17,7 @@ struct RelayState {
   volatile sig_atomic_t resized = 0;  // SIGWINCH arrived
   pid_t ancestors[32] = {};           // coz's parent, its parent, ...: set before the handlers
   int ancestor_count = 0;
+  bool session_leader = false;  // coz leads its session (its terminal's controlling process)
 };
 RelayState g_state;
 
@@ -96,6 +97,14 @@ bool meant_for_program(const siginfo_t* info) {
   return is_ancestor(sender) || getpgid(sender) != getpgrp();
 }
 
+// The kernel's SIGHUP for a terminal that hung up goes to the session's leader, its controlling
+// process: when that is coz (started directly by a terminal emulator, `ssh -t`, `script`), the
+// program in its place would have had it, so it is passed on. Otherwise the leader (a shell) has it
+// and sends it to its jobs, coz's group included.
+bool hangup_of_leader(int sig, const siginfo_t* info) {
+  return sig == SIGHUP && info != nullptr && info->si_code > 0 && g_state.session_leader;
+}
+
 void on_signal(int sig, siginfo_t* info, void*) {
   int saved_errno = errno;
   bool forward = meant_for_program(info);
@@ -103,7 +112,7 @@ void on_signal(int sig, siginfo_t* info, void*) {
   switch (kind_of(sig)) {
     case Kind::kStop:
       g_state.stop = 1;
-      if (forward && child > 0) {
+      if ((forward || hangup_of_leader(sig, info)) && child > 0) {
         kill(child, sig);
       }
       break;
@@ -139,6 +148,7 @@ SignalRelay::SignalRelay(bool follow_resizes) {
   g_state.stop = 0;
   g_state.resized = 0;
   g_state.ancestor_count = 0;
+  g_state.session_leader = getsid(0) == getpid();
   for (pid_t p = getppid(); p > 1 && g_state.ancestor_count < 32; p = parent_of(p)) {
     g_state.ancestors[g_state.ancestor_count++] = p;
   }

@@ -60,6 +60,34 @@ TerminalRun run_on_terminal(const std::vector<std::string>& argv) {
   return run;
 }
 
+// Runs `argv` as the controlling process of a new pseudo-terminal (as a terminal emulator or
+// `ssh -t` starts a command), waits for its first `round` line, then hangs the terminal up. Returns
+// the wait status.
+int hang_up_on(const std::vector<std::string>& argv) {
+  int master = -1;
+  pid_t child = forkpty(&master, nullptr, nullptr, nullptr);
+  if (child == 0) {
+    test::exec_or_exit(argv);
+  }
+  if (child < 0) {
+    return -1;
+  }
+  std::string seen;
+  char buf[4096];
+  while (seen.find("round") == std::string::npos) {
+    pollfd p = {master, POLLIN, 0};
+    ssize_t n = poll(&p, 1, 60000) > 0 ? read(master, buf, sizeof buf) : -1;
+    if (n <= 0) {
+      break;
+    }
+    seen.append(buf, static_cast<size_t>(n));
+  }
+  close(master);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return status;
+}
+
 const std::regex kStatusUpdate(
     "\x1b"
     "7\x1b\\[24;1H\x1b\\[2K([^\x1b]*)\x1b"
@@ -97,6 +125,18 @@ TEST(StatusLine, LiveOnTheBottomRowAndNeverInTheProgramsOutput) {
   expected += "done 300 rounds\r\n";
   EXPECT_NE(rest.find(expected), std::string::npos) << rest;
   EXPECT_NE(rest.find("coz: profile written to"), std::string::npos) << rest;
+}
+
+TEST(StatusLine, ATerminalThatHangsUpEndsTheProgramAsWithoutCoz) {
+  // The kernel signals the terminal's controlling process: natively the program, here coz, which
+  // passes it on. The program dies of SIGHUP, and coz dies as it did.
+  int native = hang_up_on({fixture("two_hot"), "3000", "chatty"});
+  ASSERT_TRUE(WIFSIGNALED(native) && WTERMSIG(native) == SIGHUP) << "natively: status " << native;
+  TempDir dir;
+  int profiled = hang_up_on(
+      {COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "---", fixture("two_hot"), "3000", "chatty"});
+  EXPECT_TRUE(WIFSIGNALED(profiled) && WTERMSIG(profiled) == SIGHUP)
+      << "profiled: status " << profiled;
 }
 
 TEST(StatusLine, NoneWhenQuietOrNotATerminal) {
