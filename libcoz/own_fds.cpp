@@ -157,11 +157,14 @@ int dup_above_limit(int fd) {
   return copy;
 }
 
-// Said once, when a descriptor had to go within the program's reach under a low limit.
+std::atomic<bool> g_for_program{false};  // speak_for_program() was called
+
+// Said once, when a descriptor had to go within the program's reach under a low limit (in the
+// program's process only: coz's own descriptors take nothing from the program).
 void warn_within_reach() {
   static std::atomic<bool> said{false};
   long soft = soft_limit();
-  if (soft >= kLowLimit || said.exchange(true)) {
+  if (!g_for_program.load(std::memory_order_relaxed) || soft >= kLowLimit || said.exchange(true)) {
     return;
   }
   char text[320];
@@ -267,6 +270,10 @@ bool room_for_one_more(long* limit) {
   *limit = soft_limit();
   long count = g_count.load(std::memory_order_relaxed);
   return count + 1 <= room_above_limit() || count + 1 <= *limit / 2;
+}
+
+void speak_for_program() {
+  g_for_program.store(true, std::memory_order_relaxed);
 }
 
 bool owned_here() {

@@ -42,6 +42,10 @@ bool still_ours(int fd);
 // within the program's range, at most half of the soft limit (`limit`, set to it), so the
 // program always has the other half.
 bool room_for_one_more(long* limit);
+// Called by the runtime in a profiled program: from then on, a descriptor that has to go within
+// the program's range (no room above a low limit) is said once on stderr. Elsewhere (coz's own
+// process) that costs the program nothing and is not said.
+void speak_for_program();
 // False in a vfork() child, which shares this table but not the descriptors: the hooks leave the
 // child's descriptors alone.
 bool owned_here();

@@ -99,6 +99,7 @@ Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtim
       parent_(parent) {}
 
 bool Runtime::start(const LocalDelays* forked) {
+  own_fds::speak_for_program();
   start_ns_ = platform::monotonic_ns();
   if (began_ns_ == 0 || began_ns_ > start_ns_) {
     began_ns_ = start_ns_;
