@@ -219,7 +219,16 @@ bool Runtime::start(const LocalDelays* forked) {
   sigset_t all, saved;
   sigfillset(&all);
   real().pthread_sigmask(SIG_SETMASK, &all, &saved);
-  profiler_running_ = real().pthread_create(&profiler_thread_, nullptr, profiler_main, this) == 0;
+  // Its stack: 1 MiB, not the 8 MiB default, which is address space taken from a program under
+  // an address-space limit (ulimit -v); it reads line tables of libraries loaded later and writes
+  // records, with small frames (libdw's walks are loops over a parent stack it allocates).
+  constexpr size_t kProfilerStack = size_t{1} << 20;
+  pthread_attr_t attr;
+  bool sized = pthread_attr_init(&attr) == 0;
+  sized = sized && pthread_attr_setstacksize(&attr, kProfilerStack) == 0;
+  profiler_running_ =
+      real().pthread_create(&profiler_thread_, sized ? &attr : nullptr, profiler_main, this) == 0;
+  pthread_attr_destroy(&attr);
   real().pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (!profiler_running_) {
     reporter_.say("error: cannot start the profiler thread", true);

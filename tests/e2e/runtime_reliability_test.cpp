@@ -94,6 +94,18 @@ TEST(RuntimeReliability, AnAddressSpaceLimitIsToldWhatTheProfilerTakes) {
   EXPECT_NE(r.err.find("of the 256 MiB address-space limit"), std::string::npos) << r.err;
 }
 
+TEST(RuntimeReliability, TheProfilerTakesLittleAddressSpace) {
+  // What a program under an address-space limit (ulimit -v) loses: the runtime's libraries and
+  // mappings, and its thread's stack (1 MiB: the default 8 MiB was most of it).
+  TempDir dir;
+  auto native = run_process({fixture("runtime_limits"), "vmsize"});
+  auto r = run_process(profiled(dir, {fixture("runtime_limits"), "vmsize"}));
+  long native_kib = 0, profiled_kib = 0;
+  ASSERT_EQ(sscanf(native.out.c_str(), "vmsize %ld", &native_kib), 1) << native.out;
+  ASSERT_EQ(sscanf(r.out.c_str(), "vmsize %ld", &profiled_kib), 1) << r.out << r.err;
+  EXPECT_LT(profiled_kib - native_kib, 6 * 1024) << native_kib << " KiB natively";
+}
+
 TEST(RuntimeReliability, AWrapperPreloadedAfterTheRuntimeIsNamed) {
   TempDir dir;
   std::string lib = fixture("libpreload_counter.so");

@@ -2,8 +2,8 @@
  * quick_exit(3)), "exec" (blocks every signal, a failing exec, then execs itself as "show"),
  * "spawn" (blocks every signal, posix_spawns itself as "show" without and with a mask), "show"
  * (prints its mask), "files" (opens up to 12 files), "highest-fd" (prints its highest open
- * descriptor, a sampled thread beside main), or "threads" (4 threads). Each spins first
- * so experiments complete. */
+ * descriptor, a sampled thread beside main), "vmsize" (prints its address space in KiB, as
+ * /proc/self/status says) or "threads" (4 threads). Each spins first so experiments complete. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -90,6 +90,17 @@ int main(int argc, char** argv) {
     posix_spawnattr_setsigmask(&attr, &none);
     spawn_show(argv[0], &attr, "empty");
     posix_spawnattr_destroy(&attr);
+    return 0;
+  }
+  if (strcmp(how, "vmsize") == 0) {
+    FILE* f = fopen("/proc/self/status", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+      if (strncmp(line, "VmSize:", 7) == 0) {
+        printf("vmsize %ld\n", strtol(line + 7, NULL, 10));
+      }
+    }
+    if (f) fclose(f);
     return 0;
   }
   if (strcmp(how, "show") == 0) {
