@@ -27,6 +27,16 @@ const sigset_t* without_ours(const sigset_t* set, sigset_t* copy) {
   return copy;
 }
 
+// Whether the program has a handler of its own for the sampling signal (so it may wait for it).
+bool program_handles_ours() {
+  struct sigaction program = {};
+  coz::sample_signal::program_action(&program);
+  if (program.sa_flags & SA_SIGINFO) {
+    return program.sa_sigaction != nullptr;
+  }
+  return program.sa_handler != SIG_DFL && program.sa_handler != SIG_IGN;
+}
+
 }  // namespace
 
 // --- sending ---------------------------------------------------------------------------------
@@ -114,12 +124,20 @@ COZ_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct t
 }
 COZ_EXPORT int sigsuspend(const sigset_t* mask) {
   int ours = coz::platform::sample_signal();
-  if (!coz::sample_signal::installed() || sigismember(mask, ours) == 1) {
-    // The program's mask for the wait blocks the signal: so does the real one (a suspended
-    // thread takes no samples). What the program sends meanwhile stays pending in the kernel and
-    // is held for the program once the mask is back.
+  if (!coz::sample_signal::installed() || sigismember(mask, ours) == 1 || !program_handles_ours()) {
+    // The program's mask for the wait blocks the signal, or the program has no handler for it (it
+    // cannot be waiting for it): the real wait blocks it. A suspended thread takes no samples,
+    // and a sample that ended the wait would have to be told from the program's own signals
+    // delivered with it (a SIGCHLD and a sample ending one wait, which was then resumed: an
+    // nginx master stayed suspended with every worker reaped). What is sent meanwhile stays
+    // pending in the kernel and is handled, as the program's disposition says, once the mask is
+    // back.
+    sigset_t blocked = *mask;
+    if (coz::sample_signal::installed()) {
+      sigaddset(&blocked, ours);
+    }
     return waiting(
-        signal_key(), [=] { return real().sigsuspend(mask); }, always);
+        signal_key(), [=] { return real().sigsuspend(&blocked); }, always);
   }
   // The program waits for the signal: it stays deliverable, what was held is delivered now, and
   // a sample that ends the real sigsuspend (no handler of the program's ran) suspends again.

@@ -68,6 +68,18 @@ TEST(ProgramSignals, HandlerAndMasksOfTheProfilersSignalWorkAsWithoutIt) {
   EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kSamples).empty());
 }
 
+TEST(ProgramSignals, AMasterWaitingForItsChildrenInSigsuspendSeesEachOne) {
+  // A sample and the program's SIGCHLD could end one wait; the wait was then resumed as if only
+  // the sample had, and a master whose children were all reaped stayed suspended.
+  TempDir dir;
+  auto r = run_process(
+      {COZ_TEST_CLI, "run", "-o", dir.file("p.coz"), "---", fixture("suspend_children"), "3000"});
+  EXPECT_EQ(r.status, 0) << r.err;  // 142: the fixture's alarm ended a wait that never returned
+  long rounds = 0;
+  EXPECT_EQ(sscanf(r.out.c_str(), "done %ld", &rounds), 1) << r.out;
+  EXPECT_GT(rounds, 0);
+}
+
 TEST(ProgramSignals, TheProfilersSignalWithNoHandlerStillEndsTheProgram) {
   TempDir dir;
   auto native = run_process({fixture("own_signal"), "default"});
