@@ -32,6 +32,8 @@ enum class RecordKind {
   kRuntime,
   kArrivalPoint,  // arrivals at a COZ_ARRIVAL (or COZ_BEGIN) point in one experiment
   kWarning,       // something the user must know about the run (e.g. no arrival point)
+  kProcess,       // a child process the runtime followed, joining the run its root began
+  kShutdown,      // Coz's own end-of-run record: nothing to read in it
   kUnknown,
 };
 

@@ -26,6 +26,8 @@ constexpr KindName kKinds[] = {
     {RecordKind::kRuntime, vocab::kRuntime},
     {RecordKind::kArrivalPoint, vocab::kArrivalPoint},
     {RecordKind::kWarning, vocab::kWarning},
+    {RecordKind::kProcess, vocab::kProcess},
+    {RecordKind::kShutdown, vocab::kCozShutdown},
 };
 
 std::string unescape(std::string_view value) {
