@@ -2,7 +2,7 @@
 # The layering ARCHITECTURE.md describes, checked: folders include each other one way only (no
 # cycle; libcoz/ names its includes from libcoz/, in quotes, without ..), the hooks see the
 # runtime only through its API header, the runtime carries no
-# profile reader, and no source file under libcoz/ or coz-cli/ grows past about 400 lines.
+# profile reader, and no source file under libcoz/ or coz-cli/ grows past 450 lines.
 # Usage: layering_test.sh path/to/source-root
 set -euo pipefail
 cd "$1"
@@ -76,7 +76,7 @@ if grep -l 'record/json_line.h\|record_parser' libcoz/runtime/* libcoz/interpose
   status=1
 fi
 
-# About 400 lines at most per source file.
+# 450 lines at most per source file.
 while read -r n f; do
   if [ "$f" != total ] && [ "$n" -gt 450 ]; then
     echo "$f has $n lines; split it by responsibility"

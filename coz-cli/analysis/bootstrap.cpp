@@ -231,11 +231,11 @@ void replicate_series(const Shared& sh, const SeriesDraft& d, const Member* memb
     out[slot++ * stride] = y;
     curve.push_back(XY{s.curve[k + 1].line_speedup, y});
   }
-  out[slot++ * stride] = slope_through_origin(curve);
-  out[slot++ * stride] = impact(curve);
-  CurveFit fit = fit_curve(curve, d.weights);
+  const CurveSummary summary = summarise_curve(curve, d.weights);  // as the estimate's own
+  out[slot++ * stride] = summary.slope;
+  out[slot++ * stride] = summary.impact;
   for (const Prediction& p : s.predicted) {
-    out[slot++ * stride] = fit.at(p.line_speedup);
+    out[slot++ * stride] = summary.fit.at(p.line_speedup);
   }
 }
 

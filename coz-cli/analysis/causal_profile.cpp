@@ -313,10 +313,11 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
         s.max_speedup = std::max(s.max_speedup, p.program_speedup.value);
         s.curve.push_back(p);
       }
-      s.slope.value = slope_through_origin(corrected);
-      s.impact.value = impact(corrected);
       d.weights = fit_weights(s);
-      predict(&s, fit_curve(corrected, d.weights));
+      const CurveSummary summary = summarise_curve(corrected, d.weights);
+      s.slope.value = summary.slope;
+      s.impact.value = summary.impact;
+      predict(&s, summary.fit);
       d.experiments = members;
       drafts.push_back(std::move(d));
     }

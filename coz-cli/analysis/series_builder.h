@@ -1,6 +1,8 @@
 // The shared arithmetic of a causal-profile series: one experiment's view of one progress
-// point, sums per speedup, and the curve of program speedups against the 0% baseline. Used by
-// the estimate itself and by every bootstrap replicate.
+// point (Observation), sums per speedup (Group, group_by_speedup), a program speedup against the
+// 0% baseline, and what a curve of them is summarised by (its slope, impact and fitted curve).
+// Used by the estimate itself (causal_profile.cpp), by every bootstrap replicate (bootstrap.cpp)
+// and by the scalability table.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +49,19 @@ long speedup_key(double speedup);
 // `baseline`, both in the same unit: a shorter period, or a lower latency, is a positive speedup.
 inline double program_speedup(double value, double baseline) {
   return 1 - value / baseline;
+}
+
+// A series' curve summarised: the slope through the origin, Coz's impact, and the fitted curve the
+// predictions are read from (statistics.h). `points` start at the baseline (0, 0); `weights` are
+// the fit's (fit_weights).
+struct CurveSummary {
+  double slope = 0;
+  double impact = 0;
+  CurveFit fit;
+};
+inline CurveSummary summarise_curve(const std::vector<XY>& points,
+                                    const std::vector<double>& weights) {
+  return CurveSummary{slope_through_origin(points), impact(points), fit_curve(points, weights)};
 }
 
 // Sums observations per speedup, sorted by speedup. `pick` selects (with repetition) which
