@@ -5,8 +5,8 @@
 // credited up to the count that thread published. Each
 // hook is a short forwarder built from these; with no active runtime they only call the real
 // function. Every shape leaves errno as the real call left it: the runtime's calls after it (a
-// delay's sleep, say) may change errno, so each shape saves it after the real call and restores
-// it before returning.
+// delay's sleep, say) may change errno, so each shape keeps it (KeepErrno) from the real call
+// until it returns.
 #pragma once
 
 #include <errno.h>
@@ -22,12 +22,24 @@ namespace coz::hooks {
 using quiet_hooks::Quiet;
 using quiet_hooks::quiet;
 
+// Keeps errno as it is when made (right after a real call) and puts it back when it goes out of
+// scope, whatever the runtime's calls in between did to it.
+class KeepErrno {
+ public:
+  KeepErrno() : saved_(errno) {}
+  ~KeepErrno() { errno = saved_; }
+  KeepErrno(const KeepErrno&) = delete;
+  KeepErrno& operator=(const KeepErrno&) = delete;
+
+ private:
+  int saved_;
+};
+
 // After a release on the fast path: pays only if a total rose meanwhile.
 inline void after_quiet_release(const Quiet& q) {
   if (!quiet_hooks::still_quiet(q)) {
-    int saved = errno;
+    KeepErrno keep;
     hooks_api::after_release();
-    errno = saved;
   }
 }
 
@@ -45,13 +57,11 @@ __attribute__((always_inline)) inline auto timed(const void* caller, W&& waker, 
   wait_hooks::Wait w = wait_hooks::begin();
   auto rc = call();
   if (wait_hooks::may_have_waited(w)) {
-    int saved = errno;
+    KeepErrno keep;
     hooks_api::after_wait(w, caller, &w, waker(rc));
-    errno = saved;
   } else if (kSleep && hooks_api::active()) {
-    int saved = errno;
+    KeepErrno keep;
     hooks_api::catch_up_fully();
-    errno = saved;
   }
   return rc;
 }
@@ -71,9 +81,8 @@ inline auto on_child() {
 
 // The full path's lock count, keeping errno.
 inline void locked_slowly() {
-  int saved = errno;
+  KeepErrno keep;
   hooks_api::lock_acquired();
-  errno = saved;
 }
 
 // Whether a wait may take the fast path: the thread is quiet and owes nothing.
@@ -89,12 +98,11 @@ inline bool after_quiet_wait(const Quiet& q, const void* key, bool woken, bool p
     quiet_hooks::after_wait(*q.thread);
     return true;
   }
-  int saved = errno;
+  KeepErrno keep;
   hooks_api::after_block(key, woken);
   if (pay) {
     hooks_api::after_release();
   }
-  errno = saved;
   return false;
 }
 
@@ -112,9 +120,8 @@ inline auto releasing(const void* key, Call&& call) {
   }
   hooks_api::before_wake(key);
   auto result = call();
-  int saved = errno;
+  KeepErrno keep;
   hooks_api::after_release();
-  errno = saved;
   return result;
 }
 
@@ -135,12 +142,11 @@ inline int unlocking(const void* key, Call&& call) {
   }
   hooks_api::before_wake(key);
   int result = call();
-  int saved = errno;
+  KeepErrno keep;
   if (result == 0) {
     hooks_api::lock_released();
   }
   hooks_api::after_release();
-  errno = saved;
   return result;
 }
 
@@ -171,10 +177,9 @@ inline auto waiting(const void* key, Call&& call, Released&& released) {
   }
   hooks_api::before_block();  // pay before blocking (a no-op while holding a lock, as in cond_wait)
   auto result = call();
-  int saved = errno;
+  KeepErrno keep;
   hooks_api::after_block(key, released(result));
   hooks_api::after_release();  // a no-op while the thread holds a lock
-  errno = saved;
   return result;
 }
 
@@ -182,6 +187,18 @@ inline auto waiting(const void* key, Call&& call, Released&& released) {
 // died is still acquired).
 inline bool acquired(int rc) {
   return rc == 0 || rc == EOWNERDEAD;
+}
+
+// A lock taken without waiting (trylock): the thread holds one lock more; nothing else changes.
+inline int took_lock(int rc) {
+  if (acquired(rc)) {
+    if (Quiet q = quiet()) {
+      quiet_hooks::lock_acquired(*q.thread);
+    } else {
+      locked_slowly();
+    }
+  }
+  return rc;
 }
 
 // Waiting for a lock on the fast path (`q` from quiet_waiter(): nothing to pay before blocking).
@@ -207,12 +224,11 @@ inline int lock_waiting(const void* key, Call&& call) {
   }
   hooks_api::before_block();
   int result = call();
-  int saved = errno;
+  KeepErrno keep;
   hooks_api::after_block(key, acquired(result));
   if (acquired(result)) {
     hooks_api::lock_acquired();
   }
-  errno = saved;
   return result;
 }
 
@@ -238,17 +254,20 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
   } else {
     result = attempt();
   }
-  int saved = errno;
-  if (result == busy) {
-    hooks_api::before_block();  // pay before blocking, unless another lock is held
-    result = block();
-    saved = errno;
-    hooks_api::after_block(key, acquired(result));
+  if (result != busy) {
+    KeepErrno keep;
+    if (acquired(result)) {
+      hooks_api::lock_acquired();
+    }
+    return result;
   }
+  hooks_api::before_block();  // pay before blocking, unless another lock is held
+  result = block();
+  KeepErrno keep;
+  hooks_api::after_block(key, acquired(result));
   if (acquired(result)) {
     hooks_api::lock_acquired();
   }
-  errno = saved;
   return result;
 }
 
@@ -259,14 +278,14 @@ inline int trying_then_waiting(const void* key, Try&& attempt, Call&& call) {
   if (!hooks_api::active()) {
     return call();
   }
-  int saved = errno;
+  const int before = errno;
   if (attempt() == 0) {
     return 0;
   }
   if (errno != EAGAIN) {
     return -1;
   }
-  errno = saved;
+  errno = before;  // the attempt's EAGAIN is not the program's
   if (Quiet q = quiet_waiter()) {
     int result = call();
     after_quiet_wait(q, key, result == 0, true);
@@ -274,10 +293,9 @@ inline int trying_then_waiting(const void* key, Try&& attempt, Call&& call) {
   }
   hooks_api::before_block();  // pay in full before blocking
   int result = call();
-  saved = errno;
+  KeepErrno keep;
   hooks_api::after_block(key, result == 0);
   hooks_api::after_release();
-  errno = saved;
   return result;
 }
 
@@ -301,10 +319,9 @@ inline int meeting(const void* key, Call&& call, Released&& released) {
   hooks_api::before_block();
   hooks_api::before_wake(key);
   int result = call();
-  int saved = errno;
+  KeepErrno keep;
   hooks_api::after_block(key, released(result));
   hooks_api::after_release();
-  errno = saved;
   return result;
 }
 

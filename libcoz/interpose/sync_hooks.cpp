@@ -12,18 +12,7 @@ COZ_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
       [m] { return real().pthread_mutex_lock(m); });
 }
 COZ_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
-  int rc = real().pthread_mutex_trylock(m);
-  if (!acquired(rc)) {
-    return rc;
-  }
-  if (Quiet q = quiet()) {
-    coz::quiet_hooks::lock_acquired(*q.thread);
-  } else {
-    int saved = errno;
-    coz::hooks_api::lock_acquired();
-    errno = saved;
-  }
-  return rc;
+  return took_lock(real().pthread_mutex_trylock(m));
 }
 COZ_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
   return lock_waiting(m, [=] { return real().pthread_mutex_timedlock(m, t); });

@@ -103,6 +103,16 @@ TEST_F(HookShapes, AnUncontendedLockOnlyCountsTheLock) {
   EXPECT_EQ(calls(), (Calls{"real", "lock_acquired"}));
 }
 
+TEST_F(HookShapes, ATryLockThatTakesTheLockCountsIt) {
+  EXPECT_TRUE(returns(took_lock(real_call(0)()), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "lock_acquired"}));
+}
+
+TEST_F(HookShapes, ATryLockThatFailsChangesNothing) {
+  EXPECT_TRUE(returns(took_lock(real_call(EBUSY)()), EBUSY));
+  EXPECT_EQ(calls(), (Calls{"real"}));
+}
+
 TEST_F(HookShapes, AContendedLockPaysBlocksIsCreditedThenHoldsTheLock) {
   EXPECT_TRUE(returns(locking(&key, real_call(EBUSY), EBUSY, real_call(0)), 0));
   EXPECT_EQ(calls(),
