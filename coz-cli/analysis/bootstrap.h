@@ -1,7 +1,7 @@
 // Intervals by bootstrap over experiments, for every line of one progress point at once: the
 // noise of one experiment about its group's mean, measured over the point's experiments, and
-// replicates that redraw every experiment and every baseline (see the README, "Reading the
-// profile"). Pure: numbers in, intervals out, from a seeded Rng.
+// replicates that redraw every experiment and every baseline (see
+// docs/reading.md). Pure: numbers in, intervals out, from a seeded Rng.
 #pragma once
 
 #include <atomic>

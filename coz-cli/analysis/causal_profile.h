@@ -27,7 +27,7 @@ struct AnalysisOptions {
   // Compare each experiment with the baselines nearest it in time (false: with all baselines).
   bool time_matching = true;
   // A line is flagged only when its impact is at least this far from 0: the profiler's own bias
-  // on lines that change nothing (README, "Reading the profile"), so small biases are not flagged
+  // on lines that change nothing (docs/reading.md), so small biases are not flagged
   // however many experiments make them statistically clear.
   double floor = kDefaultFloor;
   static constexpr double kDefaultFloor = 0.02;

@@ -41,7 +41,7 @@ class DelayLedger {
   // (with nothing to insert) so that the hooks cost the same in a baseline as in a speedup
   // experiment. In a program that locks millions of times a second that cost is a large share of
   // its run time; paid in speedup experiments only, it made every speedup look smaller than it is
-  // (README, "How experiments work": SQLite inserting rows).
+  // (docs/experiments.md: SQLite inserting rows).
   bool active() const { return active_.load(std::memory_order_acquire); }
   uint64_t delay_ns() const { return delay_ns_.load(std::memory_order_acquire); }
   uint64_t global_ns() const { return epoch_count::ns(global_.load(std::memory_order_acquire)); }

@@ -59,7 +59,7 @@ void stack_bounds(uintptr_t* lo, uintptr_t* hi) {
 // Without a switch counter, calls shorter than this did not wait: a thread switched out and
 // woken again by another takes longer (two context switches and a wake-up; 1.0 us at the least
 // across cores on the two-core VM, over 4 us on one core, against 0.5 us for a read that found
-// its data ready: README, "Where it runs").
+// its data ready: docs/where-it-runs.md).
 constexpr uint64_t kWaitGateNs = 1000;
 
 // The calling thread's voluntary and involuntary context switches so far.

@@ -6,12 +6,12 @@
 // kernel switched the thread out meanwhile, which the sampler's perf page shows at the cost of a
 // load (sampler.h); its length is read from the time-stamp counter. Without the perf page (the
 // timer sampler), a call that took under 1 us did not wait (a thread switched out and woken again
-// takes longer: README, "Where it runs", for the measurements), and a longer one waited if the
+// takes longer: docs/where-it-runs.md, for the measurements), and a longer one waited if the
 // thread's context-switch count moved (confirm_wait). The other way to see waits
 // without privileges, perf_event's context-switch records, also sees waits that no libc call makes
 // (page faults, stdio's own reads), but carries no user address to credit, and puts two records in
-// every thread's ring per switch, which the lock-heavy programs fill between samples (README,
-// "Off-CPU profiling").
+// every thread's ring per switch, which the lock-heavy programs fill between samples
+// (docs/off-cpu.md).
 //
 // A wait of t on the selected line, in an experiment with a speedup of s (delay_ns per sampling
 // period), counts as t x s of the thread's own speedup (BlockedClock::speedup_ns): every other
@@ -61,7 +61,7 @@ class BlockedTime {
   // Without a switch counter: whether a call that passed the gate (wait_hooks::may_have_waited)
   // really waited: the thread's context switches (getrusage, about 0.4 us) moved since the last
   // confirmed wait. A call that spent over 1 us on the CPU in the kernel (a large read from the
-  // page cache) after a switch elsewhere since then counts as a wait: README, "Where it runs".
+  // page cache) after a switch elsewhere since then counts as a wait: docs/where-it-runs.md.
   // With a counter, true. Async-signal-safe.
   bool confirm_wait(ThreadState& t);
   // A blocking call that may have waited returned (hooks_api::after_wait).

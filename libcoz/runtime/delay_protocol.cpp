@@ -184,7 +184,7 @@ void DelayProtocol::before_block(ThreadState& t) {
   t.block_start_ns = t.arrivals || amplify_.on() ? env_.now_ns() : 0;
   // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up while
   // it was running, not while blocked: no wake may forgive it. (Paying the run-up here, before a
-  // cond_wait releases the mutex, was measured worse: README, "Measured choices in the runtime".)
+  // cond_wait releases the mutex, was measured worse: docs/measured-choices.md.)
   t.block_debt_ns = 0;
   if (experiment_.ledger.active() && t.locks_held > 0 && !t.in_ledger) {
     with_delays(t, [&] { t.block_debt_ns = experiment_.ledger.owed(t.delays, &t.block_epoch); });
@@ -237,7 +237,7 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     // than that lump must pay the rest (or it would serve an amplified load at no cost). Without
     // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a
     // time, covering time the waiter spent blocked in earlier waits, and capping those
-    // under-predicts lock-bound programs badly (README, "Measured choices in the runtime").
+    // under-predicts lock-bound programs badly (docs/measured-choices.md).
     uint64_t waker =
         key ? table.read(key, experiment_.ledger.epoch()) : experiment_.ledger.global_ns();
     uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;

@@ -1,5 +1,5 @@
 // One run across a process tree: the memory every profiled process of a run maps, and how a
-// process finds it (README, "Process trees").
+// process finds it (docs/process-trees.md).
 //
 // The root process (the first to start the runtime, with no run to join) maps a memfd MAP_SHARED
 // and names it to its exec'd descendants in COZ_SHARED ("PID:FD", the root and its descriptor); a

@@ -21,7 +21,7 @@ namespace {
 // which detach has just closed. A sample taken between blocking the signal and disabling the
 // sampler leaves one queued; delivered once the mask is restored, its descriptor would name no
 // sampler any more, so it would pass for the program's own signal (killing a program that has
-// no handler for it; README, "Measured choices in the runtime"). Signals of that number that are
+// no handler for it; docs/measured-choices.md). Signals of that number that are
 // not this sampler's are queued again, in order, as they were. Raw syscalls: the program's
 // sigtimedwait and sigqueue hooks must not see these.
 void discard_stale_samples(int fd) {

@@ -27,8 +27,8 @@ namespace {
 // 8 KiB holds 3 samples (2.4 KiB each with a 2 KiB stack copy and 32 frames), 3 ms of the
 // thread's CPU time at the default period. Rings are small because each thread has one: the
 // kernel allocates and zeroes them at mmap and frees them at close, and unprivileged users may
-// lock only kernel.perf_event_mlock_kb per CPU plus ulimit -l for all of them (README, "Measured
-// choices in the runtime", for what 16 pages cost). A thread beyond that is reported unsampled.
+// lock only kernel.perf_event_mlock_kb per CPU plus ulimit -l for all of them
+// (docs/measured-choices.md, for what 16 pages cost). A thread beyond that is reported unsampled.
 constexpr size_t kDataPages[] = {2, 1};
 // header, ip, nr, callchain, regs abi + sp, stack size + data + dyn size
 constexpr size_t kMaxRecord = 8 + 8 + 8 + 8 * 128 + 16 + 8 + 4096 + 8;

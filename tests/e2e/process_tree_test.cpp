@@ -1,4 +1,4 @@
-// Process trees under `coz run` (README, "Process trees"): forked and spawned children are
+// Process trees under `coz run` (docs/process-trees.md): forked and spawned children are
 // sampled and take part in the root's experiments (their progress points count, a speedup of a
 // line they run inserts delays), many short children and a daemon leave the program's output and
 // status unchanged, and --no-follow-children leaves children alone. A root without lines of its

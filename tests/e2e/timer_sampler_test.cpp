@@ -1,4 +1,4 @@
-// The timer sampler (README, "Where it runs"): where perf_event_open is refused (a seccomp filter
+// The timer sampler (docs/where-it-runs.md): where perf_event_open is refused (a seccomp filter
 // returning EACCES, as a container runtime's default profile does, run by the deny_perf fixture;
 // no root needed), `coz run` samples with per-thread CPU-time timers and every feature still
 // works: experiments on the right line, delays, blocked samples of a waiting line, followed
