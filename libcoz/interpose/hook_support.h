@@ -70,6 +70,12 @@ __attribute__((always_inline)) inline auto timed(const void* caller, F&& call) {
   return timed<kSleep>(
       caller, [](auto) { return hooks_api::WaitFor{}; }, call);
 }
+// A sleep (nanosleep, usleep, sleep): timed as a wait, and the thread pays what it owes even when
+// the call did not wait (a sleep earns no credit).
+template <typename F>
+__attribute__((always_inline)) inline auto sleeping(const void* caller, F&& call) {
+  return timed<true>(caller, call);
+}
 // A wait on descriptor `fd` (a read, a receive).
 inline auto on_fd(int fd) {
   return [fd](auto) { return hooks_api::WaitFor{fd, 0}; };

@@ -10,22 +10,22 @@
 #include "interpose/hook_support.h"
 
 using coz::real;
-using coz::hooks::timed;
+using coz::hooks::sleeping;
 
 COZ_EXPORT int nanosleep(const struct timespec* request, struct timespec* remaining) {
-  return timed<true>(COZ_CALLER, [=] { return real().nanosleep(request, remaining); });
+  return sleeping(COZ_CALLER, [=] { return real().nanosleep(request, remaining); });
 }
 
 COZ_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec* request,
                                struct timespec* remaining) {
-  return timed<true>(COZ_CALLER,
-                     [=] { return real().clock_nanosleep(clock, flags, request, remaining); });
+  return sleeping(COZ_CALLER,
+                  [=] { return real().clock_nanosleep(clock, flags, request, remaining); });
 }
 
 COZ_EXPORT int usleep(useconds_t usec) {
-  return timed<true>(COZ_CALLER, [=] { return real().usleep(usec); });
+  return sleeping(COZ_CALLER, [=] { return real().usleep(usec); });
 }
 
 COZ_EXPORT unsigned sleep(unsigned seconds) {
-  return timed<true>(COZ_CALLER, [=] { return real().sleep(seconds); });
+  return sleeping(COZ_CALLER, [=] { return real().sleep(seconds); });
 }
