@@ -10,79 +10,13 @@
 #include "runtime/hooks_api.h"
 #include "runtime/quiet_hooks.h"
 #include "runtime/run_summary.h"
+#include "runtime/runtime_signals.h"
 #include "runtime/sampler_choice.h"
 #include "sample_signal.h"
 
 namespace coz {
 
 std::atomic<Runtime*> Runtime::active_{nullptr};
-
-namespace {
-
-void exit_signal_handler(int sig);
-
-// Samples go to the runtime; anything else on the signal is the program's own (it sent it).
-void sample_signal_handler(int sig, siginfo_t* info, void* context) {
-  int saved = errno;
-  Runtime* rt = Runtime::active();
-  int token = sample_signal::token(info);
-  bool perf = info && info->si_code != SI_TIMER;
-  if (sample_signal::is_sample(info, token >= 0 && ((perf && own_fds::is_ours(token)) ||
-                                                    (rt && rt->is_sampler(token))))) {
-    sample_signal::note_own_interruption();
-    if (rt) {
-      rt->handle_signal(token, perf ? 0 : info->si_overrun, context);
-    }
-  } else if (sample_signal::program_blocks() && sample_signal::hold(info)) {
-    sample_signal::note_own_interruption();  // pending for the program, as the kernel would keep it
-  } else if (!sample_signal::forward(sig, info, context)) {
-    exit_signal_handler(sig);  // the program's disposition is the default: terminate
-  }
-  errno = saved;
-}
-
-// SIGINT and SIGTERM that would kill the program outright: have the final records written,
-// then die of the signal as the program would have. The writing happens in the profiler thread
-// (the interrupted thread may hold malloc's lock); this handler only waits, a bounded time.
-void exit_signal_handler(int sig) {
-  if (Runtime* rt = Runtime::active()) {
-    rt->shutdown_from_signal();
-  }
-  struct sigaction dfl = {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  real().sigaction(sig, &dfl, nullptr);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  real().pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-  raise(sig);
-}
-
-void install_exit_signal_handlers() {
-  for (int sig : {SIGINT, SIGTERM}) {
-    struct sigaction current = {};
-    if (real().sigaction(sig, nullptr, &current) != 0 || current.sa_handler != SIG_DFL ||
-        (current.sa_flags & SA_SIGINFO)) {
-      continue;  // the program (or its parent) chose what happens: leave it
-    }
-    struct sigaction sa = {};
-    sa.sa_handler = exit_signal_handler;
-    sigfillset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    real().sigaction(sig, &sa, nullptr);
-  }
-}
-
-// A sampled thread's exit (its pthread key destructor).
-void thread_exit(void* state) {
-  hooks_api::InsideRuntime inside;
-  if (Runtime* rt = Runtime::active()) {
-    rt->threads().on_thread_exit(*static_cast<ThreadState*>(state));
-  }
-}
-
-}  // namespace
 
 Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent,
                  uint64_t began_ns)
@@ -97,144 +31,6 @@ Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtim
       fd_keys_(parent ? parent->fd_keys_ : *own_fd_keys_),
       began_ns_(began_ns),
       parent_(parent) {}
-
-bool Runtime::start(const LocalDelays* forked) {
-  own_fds::speak_for_program();
-  start_ns_ = platform::monotonic_ns();
-  if (began_ns_ == 0 || began_ns_ > start_ns_) {
-    began_ns_ = start_ns_;
-  }
-  pid_ = getpid();
-  if (config_.exec_ns == 0 || config_.exec_ns > start_ns_ || !root()) {
-    config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
-  }
-  if (!forked) {  // a forked child has its parent's map (dl_iterate_phdr's lock may be held)
-    lines_.map_new_objects();
-  }
-  // A forked child samples as its parent (no test again).
-  SamplerChoice sampler = parent_ ? SamplerChoice{parent_->backend_->kind(), ""}
-                                  : choose_sampler(config_.sampler, run_.run->sampler, root());
-  if (!sampler.note.empty()) {
-    reporter_.say(sampler.note, false);
-  }
-  std::string error;
-  RunnerSettings runner = runner_settings(config_, root());
-  if (!resolve_lines_of_run(sampler.kind, &runner, &error)) {
-    fail(error);
-    return false;
-  }
-  if (!writer_.open(config_.output, &error)) {
-    fail(error);
-    return false;
-  }
-
-  amplify_ = runner.amplify;
-  runner_ = std::make_unique<ExperimentRunner>(
-      runner, experiment_, points_, writer_, platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
-  runner_->set_before_snapshot([this] {
-    command_line_points_.refresh();
-    points_.adopt_shared();  // points only children have visited count too
-  });
-  runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
-
-  SamplerSettings settings;
-  settings.period_ns = config_.sampling_period_ns;
-  // A forked child has the handler and the signal already (and no other thread to mask it in).
-  settings.signal =
-      forked ? platform::sample_signal() : sample_signal::install(sample_signal_handler);
-  backend_ = make_sampler(sampler.kind, settings);
-
-  install_exit_signal_handlers();
-  if (forked) {
-    wait_hooks::mark_runtime_here();  // the page of words kept wiped at fork: zeroes in a child
-  } else {
-    wait_hooks::keep_wiped_at_fork();
-  }
-  static bool fork_handlers = false;  // once per image: a forked child inherits them
-  if (!fork_handlers) {
-    fork_handlers = true;
-    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
-  }
-
-  if (!life_.start(
-          backend_.get(), thread_exit, [this] { shutdown(); }, &error)) {
-    fail(error);
-    writer_.close();
-    return false;
-  }
-  if (forked) {
-    t_thread_state->delays = *forked;
-    t_thread_state->quiet_word = kNotQuiet;
-  } else if (!root()) {
-    // A program another process of the run started: it owes nothing of what was inserted before
-    // it existed (the process that started it took that).
-    uint64_t word = experiment_.ledger.word();
-    t_thread_state->delays.epoch = epoch_count::epoch(word);
-    t_thread_state->delays.ns = epoch_count::ns(word);
-  }
-  int wait_mode =
-      parent_ ? blocked_.inherit(parent_->blocked_)  // the same kernel and clock: no new tests
-              : blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns,
-                               run_.run->wait_tests);
-  blocked_.attach(*t_thread_state, platform::current_tid());
-  reporter_.say(blocked_.describe(), false);
-  // Written before the program runs, so even a run killed at once leaves a profile behind. A
-  // child's record says it belongs to the root's run.
-  RecordBuilder startup;
-  startup.begin(root() ? vocab::kStartup : vocab::kProcess)
-      .field(vocab::key::kTime, platform::wall_clock_ns());
-  if (root()) {
-    startup.field(vocab::key::kFormat, static_cast<uint64_t>(kProfileFormatVersion));
-  }
-  startup.field(vocab::key::kPid, static_cast<uint64_t>(getpid()))
-      .field(vocab::key::kParent, static_cast<uint64_t>(getppid()));
-  if (root()) {
-    startup.field(vocab::key::kSamplingPeriod, config_.sampling_period_ns);
-  }
-  startup.field(vocab::key::kProgram, platform::program_name())
-      .field(vocab::key::kOffCpu, blocked_.method())
-      .field(vocab::key::kSampler, sampler_name(backend_->kind()));
-  if (!writer_.write_block(startup, 0, &error)) {
-    reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
-  }
-  active_.store(this, std::memory_order_release);
-  quiet_hooks::g_handoffs.store(&handoffs_, std::memory_order_release);
-  quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
-  wait_hooks::set_mode(wait_mode);
-  if (!forked) {
-    life_.attach_existing();
-  }
-  if (!root()) {
-    hooks_api::starting_process();  // a child is in a tree from the start
-  }
-  if (root() && !forked) {
-    publish_run(run_, config_.follow_children);  // for the programs it runs
-  }
-
-  if (!root()) {
-    absorb_own_time(began_ns_);
-  }
-  runner_->begin_end_to_end_early();
-  // The profiler thread takes no signals meant for the program, and is not sampled.
-  sigset_t all, saved;
-  sigfillset(&all);
-  real().pthread_sigmask(SIG_SETMASK, &all, &saved);
-  // Its stack: 1 MiB, not the 8 MiB default, which is address space taken from a program under
-  // an address-space limit (ulimit -v); it reads line tables of libraries loaded later and writes
-  // records, with small frames (libdw's walks are loops over a parent stack it allocates).
-  constexpr size_t kProfilerStack = size_t{1} << 20;
-  pthread_attr_t attr;
-  bool sized = pthread_attr_init(&attr) == 0;
-  sized = sized && pthread_attr_setstacksize(&attr, kProfilerStack) == 0;
-  profiler_running_ =
-      real().pthread_create(&profiler_thread_, sized ? &attr : nullptr, profiler_main, this) == 0;
-  pthread_attr_destroy(&attr);
-  real().pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-  if (!profiler_running_) {
-    reporter_.say("error: cannot start the profiler thread", true);
-  }
-  return true;
-}
 
 void* Runtime::profiler_main(void* arg) {
   auto* self = static_cast<Runtime*>(arg);
@@ -253,7 +49,7 @@ void* Runtime::profiler_main(void* arg) {
       self->run_.run->root_alive_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
     }
     self->lines_.map_new_objects();
-    sample_signal::reclaim(sample_signal_handler);
+    sample_signal::reclaim(runtime_signals::on_sample_signal);
     if (!self->root()) {
       self->watch_root();
       self->points_.publish_arrivals();

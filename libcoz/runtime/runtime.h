@@ -37,6 +37,7 @@
 #include "runtime/real_delay_environment.h"
 #include "runtime/reporter.h"
 #include "runtime/sample_attribution.h"
+#include "runtime/sampler_choice.h"
 #include "runtime/shared_run.h"
 #include "runtime/thread_life.h"
 #include "runtime/thread_registry.h"
@@ -78,6 +79,12 @@ class Runtime {
   bool owns_this_process() const { return getpid() == pid_; }
   // Whether this process runs the experiments (the run's root), else it follows them.
   bool root() const { return run_.role == RunRole::kRoot; }
+  // What this process is in the run: the root; a follower started by exec (a program the run's
+  // processes started, which joins the run owing nothing inserted before it existed); or a
+  // forked follower (the child of a fork, going on with its parent's line map, sampler, waits
+  // and the forking thread's delay count).
+  enum class Role { kRoot, kExecFollower, kForkFollower };
+  Role role() const;
 
   // The parts the hooks act through (hooks_api.cpp), for the calling thread.
   DelayProtocol& delays() { return delays_; }
@@ -109,6 +116,24 @@ class Runtime {
 
  private:
   static void* profiler_main(void* self);
+  // start()'s steps, in order (runtime_start.cpp).
+  void begin_clocks();
+  SamplerChoice pick_sampler() const;
+  // The run's lines resolved, the profile opened and the experiment runner made; false with
+  // `error` when profiling cannot run here.
+  bool open_run(SamplerKind sampler, std::string* error);
+  void install_sampler(SamplerKind sampler);
+  // SIGINT/SIGTERM, the page wiped at fork, fork()'s handlers.
+  void install_process_handlers();
+  // Sampling in the calling thread, with the delay count its role starts with.
+  bool start_threads(const LocalDelays* forked, std::string* error);
+  // How waits are timed (off-CPU profiling); returns the mode the hooks read.
+  int start_waits();
+  void write_startup_record();
+  // The hooks see this runtime from here on; a root publishes the run for the programs it runs,
+  // a follower joins its tree.
+  void go_live(int wait_mode);
+  void start_profiler_thread();
   // `config` as this process's runtime uses it: a follower's messages are the root's to say
   // (Reporter: only --verbose ones from other processes), with or without `coz run`.
   static RunConfig with_root(RunConfig config, const JoinedRun& run) {

@@ -1,0 +1,207 @@
+// Runtime::start, step by step (see runtime.h): what a process of the run does before the
+// program's own code runs (the root, a program the run started) or goes on (a forked child).
+#include <pthread.h>
+#include <signal.h>
+
+#include "own_fds.h"
+#include "platform.h"
+#include "real_functions.h"
+#include "record/vocabulary.h"
+#include "runtime/hooks_api.h"
+#include "runtime/quiet_hooks.h"
+#include "runtime/runtime.h"
+#include "runtime/runtime_signals.h"
+#include "runtime/sampler_choice.h"
+#include "sample_signal.h"
+
+namespace coz {
+
+Runtime::Role Runtime::role() const {
+  return parent_ ? Role::kForkFollower : root() ? Role::kRoot : Role::kExecFollower;
+}
+
+bool Runtime::start(const LocalDelays* forked) {
+  own_fds::speak_for_program();
+  begin_clocks();
+  if (role() != Role::kForkFollower) {  // a forked child has its parent's map (dl_iterate_phdr's
+    lines_.map_new_objects();           // lock may be held)
+  }
+  const SamplerChoice sampler = pick_sampler();
+  std::string error;
+  if (!open_run(sampler.kind, &error)) {
+    fail(error);
+    return false;
+  }
+  install_sampler(sampler.kind);
+  install_process_handlers();
+  if (!start_threads(forked, &error)) {
+    fail(error);
+    writer_.close();
+    return false;
+  }
+  const int wait_mode = start_waits();
+  write_startup_record();
+  go_live(wait_mode);
+  start_profiler_thread();
+  return true;
+}
+
+void Runtime::begin_clocks() {
+  start_ns_ = platform::monotonic_ns();
+  if (began_ns_ == 0 || began_ns_ > start_ns_) {
+    began_ns_ = start_ns_;
+  }
+  pid_ = getpid();
+  if (config_.exec_ns == 0 || config_.exec_ns > start_ns_ || role() != Role::kRoot) {
+    config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
+  }
+}
+
+SamplerChoice Runtime::pick_sampler() const {
+  // A forked child samples as its parent (no test again).
+  SamplerChoice sampler = role() == Role::kForkFollower
+                              ? SamplerChoice{parent_->backend_->kind(), ""}
+                              : choose_sampler(config_.sampler, run_.run->sampler, root());
+  if (!sampler.note.empty()) {
+    reporter_.say(sampler.note, false);
+  }
+  return sampler;
+}
+
+bool Runtime::open_run(SamplerKind sampler, std::string* error) {
+  RunnerSettings runner = runner_settings(config_, root());
+  if (!resolve_lines_of_run(sampler, &runner, error) || !writer_.open(config_.output, error)) {
+    return false;
+  }
+  amplify_ = runner.amplify;
+  runner_ = std::make_unique<ExperimentRunner>(
+      runner, experiment_, points_, writer_, platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
+  runner_->set_before_snapshot([this] {
+    command_line_points_.refresh();
+    points_.adopt_shared();  // points only children have visited count too
+  });
+  runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
+  return true;
+}
+
+void Runtime::install_sampler(SamplerKind sampler) {
+  SamplerSettings settings;
+  settings.period_ns = config_.sampling_period_ns;
+  // A forked child has the handler and the signal already (and no other thread to mask it in).
+  settings.signal = role() == Role::kForkFollower
+                        ? platform::sample_signal()
+                        : sample_signal::install(runtime_signals::on_sample_signal);
+  backend_ = make_sampler(sampler, settings);
+}
+
+void Runtime::install_process_handlers() {
+  runtime_signals::install_exit_handlers();
+  if (role() == Role::kForkFollower) {
+    wait_hooks::mark_runtime_here();  // the page of words kept wiped at fork: zeroes in a child
+  } else {
+    wait_hooks::keep_wiped_at_fork();
+  }
+  static bool fork_handlers = false;  // once per image: a forked child inherits them
+  if (!fork_handlers) {
+    fork_handlers = true;
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  }
+}
+
+bool Runtime::start_threads(const LocalDelays* forked, std::string* error) {
+  if (!life_.start(
+          backend_.get(), runtime_signals::on_thread_exit, [this] { shutdown(); }, error)) {
+    return false;
+  }
+  switch (role()) {
+    case Role::kForkFollower:  // the forking thread's count goes on in the child's one thread
+      t_thread_state->delays = *forked;
+      t_thread_state->quiet_word = kNotQuiet;
+      break;
+    case Role::kExecFollower: {
+      // A program another process of the run started: it owes nothing of what was inserted
+      // before it existed (the process that started it took that).
+      uint64_t word = experiment_.ledger.word();
+      t_thread_state->delays.epoch = epoch_count::epoch(word);
+      t_thread_state->delays.ns = epoch_count::ns(word);
+      break;
+    }
+    case Role::kRoot:
+      break;
+  }
+  return true;
+}
+
+int Runtime::start_waits() {
+  int wait_mode =
+      role() == Role::kForkFollower
+          ? blocked_.inherit(parent_->blocked_)  // the same kernel and clock: no new tests
+          : blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns,
+                           run_.run->wait_tests);
+  blocked_.attach(*t_thread_state, platform::current_tid());
+  reporter_.say(blocked_.describe(), false);
+  return wait_mode;
+}
+
+void Runtime::write_startup_record() {
+  // Written before the program runs, so even a run killed at once leaves a profile behind. A
+  // follower's record says it belongs to the root's run.
+  RecordBuilder startup;
+  startup.begin(root() ? vocab::kStartup : vocab::kProcess)
+      .field(vocab::key::kTime, platform::wall_clock_ns());
+  if (root()) {
+    startup.field(vocab::key::kFormat, static_cast<uint64_t>(kProfileFormatVersion));
+  }
+  startup.field(vocab::key::kPid, static_cast<uint64_t>(getpid()))
+      .field(vocab::key::kParent, static_cast<uint64_t>(getppid()));
+  if (root()) {
+    startup.field(vocab::key::kSamplingPeriod, config_.sampling_period_ns);
+  }
+  startup.field(vocab::key::kProgram, platform::program_name())
+      .field(vocab::key::kOffCpu, blocked_.method())
+      .field(vocab::key::kSampler, sampler_name(backend_->kind()));
+  std::string error;
+  if (!writer_.write_block(startup, 0, &error)) {
+    reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);
+  }
+}
+
+void Runtime::go_live(int wait_mode) {
+  active_.store(this, std::memory_order_release);
+  quiet_hooks::g_handoffs.store(&handoffs_, std::memory_order_release);
+  quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
+  wait_hooks::set_mode(wait_mode);
+  if (role() != Role::kForkFollower) {
+    life_.attach_existing();
+  }
+  if (role() == Role::kRoot) {
+    publish_run(run_, config_.follow_children);  // for the programs it runs
+  } else {
+    hooks_api::starting_process();  // a follower is in a tree from the start
+    absorb_own_time(began_ns_);
+  }
+  runner_->begin_end_to_end_early();
+}
+
+void Runtime::start_profiler_thread() {
+  // The profiler thread takes no signals meant for the program, and is not sampled.
+  sigset_t all, saved;
+  sigfillset(&all);
+  real().pthread_sigmask(SIG_SETMASK, &all, &saved);
+  // Its stack: 1 MiB, not the 8 MiB default, which is address space taken from a program under
+  // an address-space limit (ulimit -v); it reads line tables of libraries loaded later and writes
+  // records, with small frames (libdw's walks are loops over a parent stack it allocates).
+  constexpr size_t kProfilerStack = size_t{1} << 20;
+  pthread_attr_t attr;
+  bool sized = pthread_attr_init(&attr) == 0;
+  sized = sized && pthread_attr_setstacksize(&attr, kProfilerStack) == 0;
+  profiler_running_ =
+      real().pthread_create(&profiler_thread_, sized ? &attr : nullptr, profiler_main, this) == 0;
+  pthread_attr_destroy(&attr);
+  real().pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (!profiler_running_) {
+    reporter_.say("error: cannot start the profiler thread", true);
+  }
+}
+
+}  // namespace coz
