@@ -4,7 +4,8 @@
 // which no writer wakes) have none. Cached per descriptor number and forgotten as the program
 // closes or replaces the descriptor (interpose/fd_hooks.cpp); a number closed by a raw system call
 // may keep a stale key, which at worst credits a wait with a count published on another pipe.
-// Threads: any, lock-free; not from signal handlers (fstat).
+// Threads: any, lock-free, async-signal-safe (fstat is, and the cache is atomics): a program's
+// signal handler that writes to a pipe reaches it through write().
 #pragma once
 
 #include <sys/stat.h>

@@ -11,9 +11,12 @@
 //
 // Threads: each call acts for the calling thread. Every call is a no-op (or returns its default)
 // when no runtime is active: before start-up, after shut-down, in the profiler's thread and inside
-// the runtime. Signal safety: active(), before_wake(), after_block(), lock_acquired() and
-// lock_released() may run in a signal handler the program installed (they defer to a hook the
-// handler interrupted); the others are for ordinary calls.
+// the runtime. Signal safety: a signal handler the program installed may call read(), write(),
+// nanosleep() and the other async-signal-safe functions the hooks wrap, so every call below may
+// run in one. None takes a lock or allocates: they read and update the thread's state and the
+// run's counters with atomics, look lines up in the lock-free line map, fstat a descriptor
+// (fd_keys.h) and sleep with nanosleep to pay. A handler that interrupts the runtime itself
+// finds no runtime (the re-entry rule above), so it never enters the runtime twice on a thread.
 #pragma once
 
 #include <pthread.h>
