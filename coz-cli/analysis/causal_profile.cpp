@@ -14,6 +14,7 @@
 #include "analysis/parallel.h"
 #include "analysis/scalability.h"
 #include "analysis/series_builder.h"
+#include "analysis/series_draft.h"
 #include "analysis/significance.h"
 #include "analysis/statistics.h"
 #include "analysis/time_matching.h"
@@ -117,60 +118,40 @@ std::vector<TimedCost> experiment_times(const ProfileData& data) {
   return times;
 }
 
-// The fitted curve's weights: each point's experiments (the baseline's do not enter the fit).
-std::vector<double> fit_weights(const Series& s) {
-  std::vector<double> w;
-  for (const CurvePoint& p : s.curve) {
-    w.push_back(static_cast<double>(p.experiments));
-  }
-  return w;
-}
+// The lines tested, by name, and in that order (a line's rank: families and their groups key
+// lines by it, in the same order as by name, without the strings).
+struct Tested {
+  std::map<std::string, Location> by_name;
+  std::vector<const std::string*> names;
+  std::unordered_map<std::string_view, uint32_t> rank_of;
+};
 
-// kPredictedSpeedups up to the largest line speedup measured, from `fit`.
-void predict(Series* s, const CurveFit& fit) {
-  s->predicted.clear();
-  double largest = s->curve.empty() ? 0 : s->curve.back().line_speedup;
-  for (double x : kPredictedSpeedups) {
-    if (x <= largest + 1e-9) {
-      s->predicted.push_back(Prediction{x, Estimate{fit.at(x), false, 0, 0}});
-    }
-  }
-}
-
-}  // namespace
-
-Report analyse(const ProfileData& data, const AnalysisOptions& options,
-               AnalysisProgress* progress) {
-  Report report;
-  report.options = options;
-  report.runs = data.runs().size();
-  report.experiments = data.experiments().size();
-  for (const Run& r : data.runs()) {
-    report.runtime_ns += r.runtime_ns;
-  }
-
-  const std::vector<TimedCost> times = experiment_times(data);
-  std::map<FamilyKey, Family> families;
-  // The lines tested by name, and each experiment's line as its rank among them (families and
-  // their groups key lines by rank: the same order as by name, without the strings).
-  std::map<std::string, Location> lines;
+Tested tested_lines(const ProfileData& data) {
+  Tested t;
   for (const Experiment& e : data.experiments()) {
     // Load amplification alone tests no line: it counts for the points and the scalability table.
     if (e.line.name != kNoLine) {
-      lines.try_emplace(e.line.name, e.line);
+      t.by_name.try_emplace(e.line.name, e.line);
     }
   }
-  std::vector<const std::string*> line_names;
-  std::unordered_map<std::string_view, uint32_t> rank_of;
-  for (const auto& [name, location] : lines) {
-    rank_of.emplace(name, static_cast<uint32_t>(line_names.size()));
-    line_names.push_back(&name);
+  for (const auto& [name, location] : t.by_name) {
+    t.rank_of.emplace(name, static_cast<uint32_t>(t.names.size()));
+    t.names.push_back(&name);
   }
+  return t;
+}
+
+// Every experiment that tested a line, seen from each progress point at its load level: the
+// families. Fills the report's progress points, load levels and count of lines tested.
+std::map<FamilyKey, Family> families_of(const ProfileData& data, const Tested& tested,
+                                        Report* report) {
+  const std::vector<TimedCost> times = experiment_times(data);
+  std::map<FamilyKey, Family> families;
   std::set<LoadLevel> levels;
   for (size_t n = 0; n < data.experiments().size(); n++) {
     const Experiment& e = data.experiments()[n];
     bool tests_line = e.line.name != kNoLine;
-    const uint32_t line_rank = tests_line ? rank_of.at(e.line.name) : 0;
+    const uint32_t line_rank = tests_line ? tested.rank_of.at(e.line.name) : 0;
     levels.insert(e.level);
     for (const PointCounts& p : e.points) {
       if (tests_line) {
@@ -186,17 +167,36 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
         f.timed.push_back(t);
       }
       auto it = std::find_if(
-          report.points.begin(), report.points.end(),
+          report->points.begin(), report->points.end(),
           [&](const ProgressPointInfo& i) { return i.name == p.name && i.kind == p.kind; });
-      if (it == report.points.end()) {
-        report.points.push_back(ProgressPointInfo{p.name, p.kind, 0});
-        it = report.points.end() - 1;
+      if (it == report->points.end()) {
+        report->points.push_back(ProgressPointInfo{p.name, p.kind, 0});
+        it = report->points.end() - 1;
       }
       it->visits += p.visits;
     }
   }
-  report.lines_tested = lines.size();
-  report.levels.assign(levels.begin(), levels.end());
+  report->lines_tested = tested.by_name.size();
+  report->levels.assign(levels.begin(), levels.end());
+  return families;
+}
+
+}  // namespace
+
+Report analyse(const ProfileData& data, const AnalysisOptions& options,
+               AnalysisProgress* progress) {
+  Report report;
+  report.options = options;
+  report.runs = data.runs().size();
+  report.experiments = data.experiments().size();
+  for (const Run& r : data.runs()) {
+    report.runtime_ns += r.runtime_ns;
+  }
+
+  Tested tested = tested_lines(data);
+  std::map<FamilyKey, Family> families = families_of(data, tested, &report);
+  const std::map<std::string, Location>& lines = tested.by_name;
+  const std::vector<const std::string*>& line_names = tested.names;
 
   std::map<std::string, double> factors =
       options.phase_correction ? phase_factors(data) : std::map<std::string, double>{};
@@ -235,6 +235,8 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
     for (size_t i = 0; i < f.obs.size(); i++) {
       by_line[f.line[i]].push_back(i);
     }
+    const SeriesContext context{&f,     key.point, key.kind, key.level,
+                                &lines, &factors,  &sampled, options.min_speedups};
     std::vector<SeriesDraft> drafts;
     for (size_t rank = 0; rank < by_line.size(); rank++) {
       const std::vector<size_t>& members = by_line[rank];
@@ -242,84 +244,21 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
         continue;
       }
       const std::string& line = *line_names[rank];
-      if (f.baseline.relative() <= 0) {
-        no_baseline.insert(line);
-        continue;
-      }
-      // The line's speedups with a value, each with its experiments; the baseline is the family's.
       SeriesDraft d;
-      std::set<long> keys;
-      for (size_t i : members) {
-        keys.insert(f.obs[i].key);
+      size_t speedups = 0;
+      switch (draft_series(context, line, members, &d, &speedups)) {
+        case Drafted::kNoBaseline:
+          no_baseline.insert(line);
+          break;
+        case Drafted::kFewSpeedups:
+          report.most_speedups = std::max(report.most_speedups, speedups);
+          few_speedups.insert(line);
+          break;
+        case Drafted::kDrafted:
+          report.most_speedups = std::max(report.most_speedups, speedups);
+          drafts.push_back(std::move(d));
+          break;
       }
-      for (long key_at : keys) {
-        if (key_at == 0) {
-          continue;
-        }
-        Group g;
-        std::vector<size_t> in_group;
-        for (size_t i : members) {
-          if (f.obs[i].key == key_at) {
-            g.key = key_at;
-            g.speedup = f.obs[i].speedup;
-            g.add(f.obs[i]);
-            in_group.push_back(i);
-          }
-        }
-        if (g.relative() > 0) {
-          d.groups.push_back(g);
-          d.members.push_back(std::move(in_group));
-        }
-      }
-      size_t speedups = d.groups.size() + 1;
-      report.most_speedups = std::max(report.most_speedups, speedups);
-      if (speedups < options.min_speedups || speedups < 2) {
-        few_speedups.insert(line);
-        continue;
-      }
-      Series& s = d.series;
-      s.line = lines.at(line);
-      s.point = key.point;
-      s.kind = key.kind;
-      s.level = key.level;
-      s.experiments = members.size();
-      auto factor = factors.find(line);
-      if (factor != factors.end()) {
-        s.phase_factor = factor->second;
-        s.phase_corrected = true;
-      }
-      auto samples = sampled.find(line);
-      if (samples != sampled.end()) {
-        s.samples = samples->second;
-      }
-      const double base = f.baseline.relative();
-      CurvePoint zero;
-      zero.experiments = f.baseline.experiments;
-      zero.visits = f.baseline.visits;
-      zero.duration_ns = f.baseline.duration_ns;
-      zero.value_ns = f.baseline.value_ns(key.kind);
-      s.curve.push_back(zero);
-      std::vector<XY> corrected{XY{0, 0}};
-      for (const Group& g : d.groups) {
-        CurvePoint p;
-        p.line_speedup = g.speedup;
-        p.experiments = g.experiments;
-        p.visits = g.visits;
-        p.duration_ns = g.duration_ns;
-        p.value_ns = g.value_ns(key.kind);
-        p.uncorrected = program_speedup(g.relative(), base);
-        p.program_speedup.value = p.uncorrected * s.phase_factor;
-        corrected.push_back(XY{p.line_speedup, p.program_speedup.value});
-        s.max_speedup = std::max(s.max_speedup, p.program_speedup.value);
-        s.curve.push_back(p);
-      }
-      d.weights = fit_weights(s);
-      const CurveSummary summary = summarise_curve(corrected, d.weights);
-      s.slope.value = summary.slope;
-      s.impact.value = summary.impact;
-      predict(&s, summary.fit);
-      d.experiments = members;
-      drafts.push_back(std::move(d));
     }
     if (options.bootstrap > 0) {
       parallel_for(drafts.size(), [&](size_t k) {
