@@ -336,44 +336,46 @@ class RangeCollector {
 
 }  // namespace
 
-// True if `elf` has debug sections compressed with zstd (which libelf may not read).
-bool has_compressed_debug_sections(Elf* elf) {
+namespace {
+
+// Whether some section of `elf` satisfies visit(scn, header, name); name may be null.
+template <typename Visit>
+bool any_section(Elf* elf, Visit&& visit) {
   size_t shstrndx = 0;
   if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
     return false;
   }
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
-    const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
-    if (name && ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".zdebug", 7) == 0)) {
+    if (gelf_getshdr(scn, &sh) && visit(scn, sh, elf_strptr(elf, shstrndx, sh.sh_name))) {
       return true;
     }
   }
   return false;
 }
 
+}  // namespace
+
+bool has_compressed_debug_sections(Elf* elf) {
+  return any_section(elf, [](Elf_Scn*, const GElf_Shdr& sh, const char* name) {
+    return name && ((sh.sh_flags & SHF_COMPRESSED) || strncmp(name, ".zdebug", 7) == 0);
+  });
+}
+
+// True if `elf` has debug sections compressed with zstd (which libelf may not read).
 bool has_zstd_debug_sections(Elf* elf) {
-  size_t shstrndx = 0;
-  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
-    return false;
-  }
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED)) {
-      continue;
+  return any_section(elf, [](Elf_Scn* scn, const GElf_Shdr& sh, const char* name) {
+    if (!(sh.sh_flags & SHF_COMPRESSED) || !name || strncmp(name, ".debug", 6) != 0) {
+      return false;
     }
-    const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
     Elf_Data* raw = elf_rawdata(scn, nullptr);
-    if (!name || strncmp(name, ".debug", 6) != 0 || !raw || raw->d_size < sizeof(uint32_t)) {
-      continue;
+    if (!raw || raw->d_size < sizeof(uint32_t)) {
+      return false;
     }
     uint32_t type;
     memcpy(&type, raw->d_buf, sizeof type);  // ch_type is the first word of Elf32/64_Chdr
-    if (type == kElfCompressZstd) {
-      return true;
-    }
-  }
-  return false;
+    return type == kElfCompressZstd;
+  });
 }
 
 // A source file's name as the profile gives it: a relative name (rustc writes them, with a
