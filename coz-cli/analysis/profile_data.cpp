@@ -173,172 +173,191 @@ Process* find_process(Run* run, uint64_t pid) {
 
 }  // namespace
 
+// Each record kind has its own step; an experiment's point records follow it (st->open).
 void ProfileData::add_record(const Record& r, FileState* st) {
-  const std::string& file = st->file;
-  auto complain = [&](std::string message) { this->complain(r.line, std::move(message)); };
   switch (r.kind) {
-    case RecordKind::kStartup: {
-      Run& run = runs_.emplace_back();
-      run.file = file;
-      run.program = r.text(vocab::key::kProgram);
-      run.written_by_coz = !r.find(vocab::key::kFormat);  // ours always says its format
-      run.off_cpu = r.text(vocab::key::kOffCpu);
-      run.sampler = r.text(vocab::key::kSampler);
-      Process& root = run.processes.emplace_back();
-      root.pid = process_id(r, vocab::key::kPid);
-      root.parent = process_id(r, vocab::key::kParent);
-      root.program = run.program;
-      root.root = true;
-      run_open_ = true;
-      st->open = 0;
-      st->skipping = false;
+    case RecordKind::kStartup:
+      add_startup(r, st);
       break;
-    }
-    case RecordKind::kExperiment: {
-      st->open = 0;
-      st->skipping = true;  // its point records go with it unless it is valid
-      if (!r.find(vocab::key::kSelected) || !r.find(vocab::key::kSpeedup) ||
-          !r.find(vocab::key::kDuration)) {
-        complain("experiment record without selected, speedup and duration; skipped");
-        break;
-      }
-      Experiment e;
-      e.line = parse_location(r.text(vocab::key::kSelected));
-      if (!valid_selected(e.line)) {
-        complain("experiment selected line is not FILE:LINE with a line number up to " +
-                 std::to_string(kMaxLineNumber) + "; skipped");
-        break;
-      }
-      if (!bounded(r, vocab::key::kSpeedup, 1, -1, &e.speedup) || e.speedup < 0) {
-        complain("experiment speedup is not a number from 0 to 1; skipped");
-        break;
-      }
-      if (!whole(r, vocab::key::kDuration, kMaxRecordNs, -1, &e.duration_ns) || e.duration_ns < 0 ||
-          !whole(r, vocab::key::kElapsed, kMaxRecordNs, e.duration_ns, &e.elapsed_ns) ||
-          !bounded(r, vocab::key::kSelectedSamples, kMaxRecordCount, 0, &e.selected_samples) ||
-          !whole(r, vocab::key::kStart, kMaxRecordNs, -1, &e.start_ns)) {
-        complain(
-            "experiment duration, elapsed, start or selected-samples is not a number from 0 to "
-            "1e17; skipped");
-        break;
-      }
-      if (!bounded(r, vocab::key::kLoadTarget, kMaxLoad, 0, &e.level.target) ||
-          !bounded(r, vocab::key::kArrivalSpeedup, kMaxRecordNs, 0, &e.level.arrival_speedup_ns) ||
-          !bounded(r, vocab::key::kLoad, kMaxLoad, -1, &e.load_achieved)) {
-        complain("experiment load-target, load or arrival-speedup is out of range; skipped");
-        break;
-      }
-      if (!(e.level.target > 0)) {
-        e.level.target = 1;
-      }
-      st->skipping = false;
-      Run& run = current_run(file);
-      e.run = runs_.size() - 1;
-      if (run.written_by_coz && !r.find(vocab::key::kElapsed)) {
-        // Coz writes only `duration`, the real time less the delays inserted. Each selected-line
-        // sample inserted speedup x its fixed 1 ms sampling period: add them back, or phase
-        // correction (eq. 5.6) would take a line active all run long for one active 70% of it.
-        e.elapsed_ns = std::min(
-            kMaxRecordNs, e.duration_ns + e.speedup * kCozSamplingPeriodNs * e.selected_samples);
-      }
-      if (e.start_ns < 0) {
-        e.start_ns = run.next_start_ns;
-      }
-      run.next_start_ns = std::min(kMaxRecordNs, e.start_ns + e.elapsed_ns);
-      run.experiments++;
-      experiments_.push_back(std::move(e));
-      st->open = experiments_.size();
+    case RecordKind::kExperiment:
+      add_experiment(r, st);
       break;
-    }
     case RecordKind::kThroughputPoint:
-    case RecordKind::kLatencyPoint: {
-      if (st->open == 0) {
-        if (!st->skipping) {
-          complain(r.type + " record outside an experiment; skipped");
-        }
-        break;
-      }
-      Experiment& open = experiments_[st->open - 1];
-      PointCounts p;
-      p.name = r.text(vocab::key::kName);
-      double difference = 0;
-      bool wrapped = false;
-      bool counts_ok = true;
-      if (r.kind == RecordKind::kThroughputPoint) {
-        counts_ok = whole(r, vocab::key::kDelta, kMaxRecordCount, 0, &p.visits);
-      } else {
-        p.kind = PointMetric::kLatency;
-        double raw_difference = r.real(vocab::key::kDifference, 0);
-        // Coz 0.2 logs END-before-BEGIN as an unsigned wrap-around (18446744073709551615-style).
-        wrapped = !r.find(vocab::key::kInFlightNs) && raw_difference >= kWrappedCount &&
-                  raw_difference <= 1.9e19;
-        counts_ok =
-            whole(r, vocab::key::kArrivals, kMaxRecordCount, 0, &p.visits) &&
-            bounded(r, vocab::key::kDepartures, kMaxRecordCount, 0, &p.departures) &&
-            (wrapped || bounded(r, vocab::key::kDifference, kMaxRecordCount, 0, &difference)) &&
-            bounded(r, vocab::key::kInFlightNs, kMaxRecordNs * kMaxRecordCount, 0, &p.in_flight_ns);
-      }
-      if (!counts_ok) {
-        complain("a count in this " + r.type + " record is not a number from 0 to 1e15; skipped");
-        break;
-      }
-      if (wrapped) {
-        if (!st->wrapped_warned) {
-          warnings_.push_back(file +
-                              ": Coz recorded a negative number in flight (END before BEGIN); "
-                              "latency from those experiments is ignored");
-          st->wrapped_warned = true;
-        }
-        break;
-      }
-      if (p.kind == PointMetric::kLatency && !r.find(vocab::key::kInFlightNs)) {
-        // Coz logs only the number in flight at the end: assume it held all experiment long.
-        p.in_flight_ns = difference * open.duration_ns;
-      }
-      open.points.push_back(std::move(p));
+    case RecordKind::kLatencyPoint:
+      add_point(r, st);
       break;
-    }
     case RecordKind::kArrivalPoint:
       break;  // arrivals are summarised by the experiment's `load`
-    case RecordKind::kRuntime: {
-      double time;
-      if (!whole(r, vocab::key::kTime, kMaxRecordNs, 0, &time)) {
-        complain("runtime time is not a number from 0 to 1e17; skipped");
-        break;
-      }
-      Run& run = current_run(file);
-      run.has_runtime = true;
-      run.runtime_ns += time;
-      double resolution = 0;
-      if (r.find(vocab::key::kSamplerResolution) &&
-          whole(r, vocab::key::kSamplerResolution, kMaxRecordNs, 0, &resolution)) {
-        run.sampler_resolution_ns = resolution;
-      }
-      st->open = 0;
+    case RecordKind::kRuntime:
+      add_runtime(r, st);
       break;
-    }
     case RecordKind::kSamples:
       add_samples(r, st);
       break;
-    case RecordKind::kWarning: {
-      std::string w = r.text(vocab::key::kMessage);
-      bool seen = false;
-      for (const std::string& x : warnings_) {
-        seen = seen || x == w;
-      }
-      if (!seen && warnings_.size() < kMaxListedErrors) {
-        warnings_.push_back(w);
-      }
+    case RecordKind::kWarning:
+      add_warning(r.text(vocab::key::kMessage));
       break;
-    }
     case RecordKind::kProcess:
-      add_process(r, file);  // no experiment's end: a child's records come between the root's
+      add_process(r, st->file);  // no experiment's end: a child's records come between the root's
       break;
     case RecordKind::kShutdown:
       break;
     case RecordKind::kUnknown:
-      complain("unknown record type '" + r.type + "'; skipped");
+      complain(r.line, "unknown record type '" + r.type + "'; skipped");
       break;
+  }
+}
+
+// A run begins, with its root process.
+void ProfileData::add_startup(const Record& r, FileState* st) {
+  Run& run = runs_.emplace_back();
+  run.file = st->file;
+  run.program = r.text(vocab::key::kProgram);
+  run.written_by_coz = !r.find(vocab::key::kFormat);  // ours always says its format
+  run.off_cpu = r.text(vocab::key::kOffCpu);
+  run.sampler = r.text(vocab::key::kSampler);
+  Process& root = run.processes.emplace_back();
+  root.pid = process_id(r, vocab::key::kPid);
+  root.parent = process_id(r, vocab::key::kParent);
+  root.program = run.program;
+  root.root = true;
+  run_open_ = true;
+  st->open = 0;
+  st->skipping = false;
+}
+
+// An experiment's fields, checked; the reason when one is missing or out of range.
+std::optional<std::string> ProfileData::read_experiment(const Record& r, Experiment* e) {
+  if (!r.find(vocab::key::kSelected) || !r.find(vocab::key::kSpeedup) ||
+      !r.find(vocab::key::kDuration)) {
+    return "experiment record without selected, speedup and duration; skipped";
+  }
+  e->line = parse_location(r.text(vocab::key::kSelected));
+  if (!valid_selected(e->line)) {
+    return "experiment selected line is not FILE:LINE with a line number up to " +
+           std::to_string(kMaxLineNumber) + "; skipped";
+  }
+  if (!bounded(r, vocab::key::kSpeedup, 1, -1, &e->speedup) || e->speedup < 0) {
+    return "experiment speedup is not a number from 0 to 1; skipped";
+  }
+  if (!whole(r, vocab::key::kDuration, kMaxRecordNs, -1, &e->duration_ns) || e->duration_ns < 0 ||
+      !whole(r, vocab::key::kElapsed, kMaxRecordNs, e->duration_ns, &e->elapsed_ns) ||
+      !bounded(r, vocab::key::kSelectedSamples, kMaxRecordCount, 0, &e->selected_samples) ||
+      !whole(r, vocab::key::kStart, kMaxRecordNs, -1, &e->start_ns)) {
+    return "experiment duration, elapsed, start or selected-samples is not a number from 0 to "
+           "1e17; skipped";
+  }
+  if (!bounded(r, vocab::key::kLoadTarget, kMaxLoad, 0, &e->level.target) ||
+      !bounded(r, vocab::key::kArrivalSpeedup, kMaxRecordNs, 0, &e->level.arrival_speedup_ns) ||
+      !bounded(r, vocab::key::kLoad, kMaxLoad, -1, &e->load_achieved)) {
+    return "experiment load-target, load or arrival-speedup is out of range; skipped";
+  }
+  if (!(e->level.target > 0)) {
+    e->level.target = 1;
+  }
+  return std::nullopt;
+}
+
+void ProfileData::add_experiment(const Record& r, FileState* st) {
+  st->open = 0;
+  st->skipping = true;  // its point records go with it unless it is valid
+  Experiment e;
+  if (std::optional<std::string> why = read_experiment(r, &e)) {
+    complain(r.line, std::move(*why));
+    return;
+  }
+  st->skipping = false;
+  Run& run = current_run(st->file);
+  e.run = runs_.size() - 1;
+  if (run.written_by_coz && !r.find(vocab::key::kElapsed)) {
+    // Coz writes only `duration`, the real time less the delays inserted. Each selected-line
+    // sample inserted speedup x its fixed 1 ms sampling period: add them back, or phase
+    // correction (eq. 5.6) would take a line active all run long for one active 70% of it.
+    e.elapsed_ns = std::min(kMaxRecordNs,
+                            e.duration_ns + e.speedup * kCozSamplingPeriodNs * e.selected_samples);
+  }
+  if (e.start_ns < 0) {
+    e.start_ns = run.next_start_ns;
+  }
+  run.next_start_ns = std::min(kMaxRecordNs, e.start_ns + e.elapsed_ns);
+  run.experiments++;
+  experiments_.push_back(std::move(e));
+  st->open = experiments_.size();
+}
+
+// A progress point's counts in the open experiment.
+void ProfileData::add_point(const Record& r, FileState* st) {
+  if (st->open == 0) {
+    if (!st->skipping) {
+      complain(r.line, r.type + " record outside an experiment; skipped");
+    }
+    return;
+  }
+  Experiment& open = experiments_[st->open - 1];
+  PointCounts p;
+  p.name = r.text(vocab::key::kName);
+  double difference = 0;
+  bool wrapped = false;
+  bool counts_ok = true;
+  if (r.kind == RecordKind::kThroughputPoint) {
+    counts_ok = whole(r, vocab::key::kDelta, kMaxRecordCount, 0, &p.visits);
+  } else {
+    p.kind = PointMetric::kLatency;
+    double raw_difference = r.real(vocab::key::kDifference, 0);
+    // Coz 0.2 logs END-before-BEGIN as an unsigned wrap-around (18446744073709551615-style).
+    wrapped = !r.find(vocab::key::kInFlightNs) && raw_difference >= kWrappedCount &&
+              raw_difference <= 1.9e19;
+    counts_ok =
+        whole(r, vocab::key::kArrivals, kMaxRecordCount, 0, &p.visits) &&
+        bounded(r, vocab::key::kDepartures, kMaxRecordCount, 0, &p.departures) &&
+        (wrapped || bounded(r, vocab::key::kDifference, kMaxRecordCount, 0, &difference)) &&
+        bounded(r, vocab::key::kInFlightNs, kMaxRecordNs * kMaxRecordCount, 0, &p.in_flight_ns);
+  }
+  if (!counts_ok) {
+    complain(r.line,
+             "a count in this " + r.type + " record is not a number from 0 to 1e15; skipped");
+    return;
+  }
+  if (wrapped) {
+    if (!st->wrapped_warned) {
+      warnings_.push_back(st->file +
+                          ": Coz recorded a negative number in flight (END before BEGIN); "
+                          "latency from those experiments is ignored");
+      st->wrapped_warned = true;
+    }
+    return;
+  }
+  if (p.kind == PointMetric::kLatency && !r.find(vocab::key::kInFlightNs)) {
+    // Coz logs only the number in flight at the end: assume it held all experiment long.
+    p.in_flight_ns = difference * open.duration_ns;
+  }
+  open.points.push_back(std::move(p));
+}
+
+// The run's time (added up when several processes each write theirs) and the sampler's
+// resolution.
+void ProfileData::add_runtime(const Record& r, FileState* st) {
+  double time;
+  if (!whole(r, vocab::key::kTime, kMaxRecordNs, 0, &time)) {
+    complain(r.line, "runtime time is not a number from 0 to 1e17; skipped");
+    return;
+  }
+  Run& run = current_run(st->file);
+  run.has_runtime = true;
+  run.runtime_ns += time;
+  double resolution = 0;
+  if (r.find(vocab::key::kSamplerResolution) &&
+      whole(r, vocab::key::kSamplerResolution, kMaxRecordNs, 0, &resolution)) {
+    run.sampler_resolution_ns = resolution;
+  }
+  st->open = 0;
+}
+
+// A warning the profile carries, said once however many processes or runs wrote it.
+void ProfileData::add_warning(std::string w) {
+  if (warnings_.size() < kMaxListedErrors &&
+      std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) {
+    warnings_.push_back(std::move(w));
   }
 }
 

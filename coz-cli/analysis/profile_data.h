@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -144,6 +145,12 @@ class ProfileData {
   Run& current_run(const std::string& file);
   void begin_file(const std::string& file);
   void add_record(const Record& r, FileState* state);
+  void add_startup(const Record& r, FileState* state);
+  static std::optional<std::string> read_experiment(const Record& r, Experiment* e);
+  void add_experiment(const Record& r, FileState* state);
+  void add_point(const Record& r, FileState* state);
+  void add_runtime(const Record& r, FileState* state);
+  void add_warning(std::string message);
   void add_process(const Record& r, const std::string& file);
   void add_samples(const Record& r, FileState* state);
   void complain(size_t line, std::string message);
