@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/coordinate.h"
 #include "commands/plot.h"
 #include "commands/report.h"
 #include "commands/run.h"
@@ -24,6 +25,8 @@ const Command kCommands[] = {
     {"report", "report [options] [profile.coz...]", "show the causal profile",
      coz::cli::report_command},
     {"plot", "plot [options] [profile.coz...]", "write it as an HTML page", coz::cli::plot_command},
+    {"coordinate", "coordinate --listen HOST:PORT [options]",
+     "one experiment across programs and hosts", coz::cli::coordinate_command},
 };
 
 const Command* find(const std::string& name) {

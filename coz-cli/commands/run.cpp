@@ -299,9 +299,15 @@ int run_command(const std::vector<std::string>& args) {
   }
   live.close();
   if (!profile.empty() && watch.size() > first_size && !s.options.quiet) {
-    std::string summary = reading.readable ? run_summary(profile, reading.report, reading.this_run)
-                                           : "coz: the profile " + profile +
-                                                 " could not be read back: " + reading.error + "\n";
+    const std::string& coordinator = s.options.config.coordinator;
+    std::string summary =
+        !coordinator.empty()
+            ? "coz: this program's own records are in " + profile +
+                  "; the run's profile, with every member's, is the one coz coordinate at " +
+                  coordinator + " writes\n"
+        : reading.readable
+            ? run_summary(profile, reading.report, reading.this_run)
+            : "coz: the profile " + profile + " could not be read back: " + reading.error + "\n";
     fputs(output::terminal_safe_lines(summary).c_str(), stderr);
   }
   if (failed_status != 0) {

@@ -164,6 +164,19 @@ const std::vector<ConfigOption>& run_config_options() {
    [](const std::string& t, RunConfig* c, std::string* why) {
      return parse_switch(t, &c->end_to_end, why); },
    [](const RunConfig& c) { return std::string(c.end_to_end ? "1" : ""); }},
+  {"--coordinator", "COZ_COORDINATOR", OptionSource::kFlag, "HOST:PORT",
+   "join the run of `coz coordinate` there: one experiment across programs and hosts", false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     if (t.rfind(':') == std::string::npos || t.back() == ':') {
+       *why = "is not HOST:PORT (for example 127.0.0.1:7000)"; return false; }
+     c->coordinator = t; return true; },
+   [](const RunConfig& c) { return c.coordinator; }},
+  {"--secret-file", "COZ_SECRET_FILE", OptionSource::kFlag, "FILE",
+   "the shared secret of a coordinator on another host (or COZ_SECRET)", false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     if (t.empty()) { *why = "must be a file name"; return false; }
+     c->secret_file = t; return true; },
+   [](const RunConfig& c) { return c.secret_file; }},
   {"--fixed-line", "COZ_FIXED_LINE", OptionSource::kFlag, "FILE:LINE",
    "only speed up this line", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
@@ -313,7 +326,7 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
                     c.experiment_length_ns, c.zero_speedup_share, c.speedup_step,
                     c.breakpoint_progress, c.sampled_progress, c.arrival_speedup_ns, c.load,
                     c.verbose, c.off_cpu, c.follow_children, c.root_pid, c.run_id, c.exec_ns,
-                    c.debug_path);
+                    c.debug_path, c.coordinator, c.secret_file);
   };
   return fields(a) == fields(b);
 }

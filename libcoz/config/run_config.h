@@ -40,8 +40,10 @@ struct RunConfig {
   std::vector<std::string> source_scope;  // empty: everything but system and toolchain files
   bool include_system = false;            // system and toolchain files in source scope too
   bool end_to_end = false;
-  std::string fixed_line;  // FILE:LINE, or empty
-  int fixed_speedup = -1;  // 0-100, or -1 for random
+  std::string fixed_line;   // FILE:LINE, or empty
+  std::string coordinator;  // HOST:PORT of `coz coordinate`, or empty (remote/member_link.h)
+  std::string secret_file;  // its shared secret, when not in COZ_SECRET
+  int fixed_speedup = -1;   // 0-100, or -1 for random
   uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;
   SamplerRequest sampler = SamplerRequest::kAuto;
   uint64_t experiment_length_ns = kDefaultExperimentLengthNs;  // first experiment length

@@ -16,6 +16,18 @@ void DelayLedger::end() {
   delay_ns_.store(0, std::memory_order_release);
 }
 
+uint64_t DelayLedger::raise_to(uint64_t ns) {
+  uint64_t global = global_.load(std::memory_order_acquire);
+  ns = ns < epoch_count::kNsMask ? ns : epoch_count::kNsMask;
+  while (active() && epoch_count::ns(global) < ns) {
+    if (global_.compare_exchange_weak(global, epoch_count::pack(epoch_count::epoch(global), ns),
+                                      std::memory_order_acq_rel)) {
+      return ns - epoch_count::ns(global);
+    }
+  }
+  return 0;
+}
+
 void DelayLedger::sync_epoch(LocalDelays& local, uint64_t global) const {
   uint64_t epoch = epoch_count::epoch(global);
   if (local.epoch != epoch) {

@@ -36,6 +36,10 @@ class DelayLedger {
   void begin(uint64_t delay_ns);
   // Ends it: nothing more is owed until the next begin().
   void end();
+  // Raises the global total of this experiment to `ns` if it is lower (a run across programs:
+  // the total another program's samples reached, relayed by the coordinator). Every thread then
+  // owes the difference, as after a local raise. Returns how much it rose. Profiler thread.
+  uint64_t raise_to(uint64_t ns);
 
   // True from begin() to end(), for every experiment: a 0% baseline keeps the same accounts
   // (with nothing to insert) so that the hooks cost the same in a baseline as in a speedup

@@ -47,6 +47,9 @@ inline constexpr std::string_view kSampler = "sampler";
 inline constexpr std::string_view kSamplerResolution = "sampler-resolution";
 // startup and process: the parent's pid. process also carries time, pid, program and off-cpu.
 inline constexpr std::string_view kParent = "parent";
+// The machine a process ran on, in a run across hosts (`coz coordinate`): on process and samples
+// records, so processes of one pid on two hosts stay apart.
+inline constexpr std::string_view kHost = "host";
 // experiment
 inline constexpr std::string_view kSelected = "selected";
 inline constexpr std::string_view kSpeedup = "speedup";

@@ -117,12 +117,12 @@ void ExperimentRunner::begin_end_to_end_early() {
   }
 }
 
-void ExperimentRunner::begin(const Choice& line) {
+void ExperimentRunner::begin(const Choice& line, int speedup) {
   state_.want_line.store(false, std::memory_order_release);
   state_.offered.clear();  // an offer racing the store above
   open_ = Open();
   open_.line = line;
-  open_.speedup = scheduler_.draw_speedup(random_);
+  open_.speedup = speedup >= 0 ? speedup : scheduler_.draw_speedup(random_);
   open_.delay_ns = settings_.sampling_period_ns * static_cast<uint64_t>(open_.speedup) / 100;
   open_.points = snapshot();
   state_.selected_samples.store(0, std::memory_order_relaxed);
@@ -189,11 +189,15 @@ void ExperimentRunner::finish() {
   } else if (is_open_) {
     // Cut short by exit: not written, but over for the processes that outlive this one (a
     // daemon's children), which would otherwise go on paying its delays.
-    state_.selected.store(0, std::memory_order_release);
-    state_.ledger.end();
-    is_open_ = false;
+    cut();
   }
   state_.want_line.store(false, std::memory_order_release);
+}
+
+void ExperimentRunner::cut() {
+  state_.selected.store(0, std::memory_order_release);
+  state_.ledger.end();
+  is_open_ = false;
 }
 
 }  // namespace coz

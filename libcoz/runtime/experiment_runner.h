@@ -25,6 +25,10 @@
 
 namespace coz {
 
+namespace remote {
+class MemberLink;
+}
+
 struct RunnerSettings {
   SchedulerSettings scheduler;
   bool end_to_end = false;
@@ -74,6 +78,20 @@ class ExperimentRunner {
 
   uint64_t experiments() const { return experiments_; }
 
+  // A member of a run across programs (runtime/member_runner.cpp): the coordinator behind `link`
+  // chooses the lines and times the experiments; this runner begins and ends them when told,
+  // relays its delay total, and writes each experiment locally (the link forwards the profile).
+  // `key_of` names a line by the key this process's samples carry; `on_lost` is told once when
+  // the coordinator is gone (the open experiment ends there, unwritten, and none follow). Call
+  // before run().
+  void follow_coordinator(remote::MemberLink* link,
+                          std::function<uint64_t(const std::string& line)> key_of,
+                          std::function<void(const std::string& why)> on_lost) {
+    link_ = link;
+    key_of_ = std::move(key_of);
+    on_lost_ = std::move(on_lost);
+  }
+
  private:
   struct PointSnapshot {
     const ProgressPoint* point;
@@ -119,7 +137,11 @@ class ExperimentRunner {
   bool wait(uint64_t ns);
   // The line a sample offered, if any (key 0 if none); asks for one when none is there.
   Choice wait_for_line();
-  void begin(const Choice& line);
+  void begin(const Choice& line, int speedup = -1);  // -1: the scheduler draws it
+  // Cuts the open experiment short, unwritten (exit, a lost coordinator).
+  void cut();
+  // The member's loop (see follow_coordinator), until stop().
+  void follow(const std::function<void()>& idle);
   // Ends the open experiment and writes it; returns the progress visits it saw.
   struct Visits {
     uint64_t total;
@@ -145,6 +167,9 @@ class ExperimentRunner {
   std::atomic<bool> async_stop_{false};
   std::function<void()> before_snapshot_;
   Choice fixed_found_;  // fixed_elsewhere: the line once another process resolved it
+  remote::MemberLink* link_ = nullptr;
+  std::function<uint64_t(const std::string&)> key_of_;
+  std::function<void(const std::string&)> on_lost_;
 };
 
 template <typename Idle>
@@ -164,6 +189,10 @@ void ExperimentRunner::run(Idle&& idle) {
     }
     return false;
   };
+  if (link_) {
+    follow([&] { idle(); });
+    return;
+  }
   if (settings_.follower || (is_open_ && settings_.end_to_end)) {  // begun early
     while (!waiting(1000000000)) {
     }

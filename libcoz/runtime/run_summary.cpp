@@ -76,7 +76,7 @@ void report_run(const Reporter& reporter, const RunTotals& run, const ProgressPo
   if (run.no_arrivals) {
     reporter.say(std::string("warning: ") + kNoArrivalWarning, true);
   }
-  if (visits == 0) {
+  if (visits == 0 && !run.coordinated) {  // another member may have the points
     reporter.say(
         "warning: no progress point was visited, so no speedup can be measured; add "
         "COZ_PROGRESS (include/coz.h) where a unit of work completes",

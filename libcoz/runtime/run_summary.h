@@ -27,6 +27,7 @@ struct RunTotals {
   uint64_t paused_ns = 0;        // time threads spent paused for delays
   bool no_arrivals = false;  // load amplification was asked for but no arrival point was reached
   std::string output;        // the profile's path
+  bool coordinated = false;  // a member of a run across programs (coz coordinate)
   std::string sampler;       // describe_sampler()
 };
 

@@ -205,6 +205,9 @@ void Runtime::finish_shutdown() {
         "error: could not append the final records to " + config_.output + " (" + why + ")", true);
   }
   writer_.close();
+  if (link_) {
+    link_->finish(1000);  // the profile's last records, then goodbye
+  }
   if (root()) {
     say_what_no_process_had();
   }
@@ -221,6 +224,7 @@ void Runtime::finish_shutdown() {
   run.paused_ns = delays_.paused_ns();
   run.no_arrivals = no_arrivals;
   run.output = config_.output;
+  run.coordinated = !config_.coordinator.empty();
   run.sampler = describe_sampler(*backend_, config_.sampling_period_ns);
   report_run(reporter_, run, points_);
   shutdown_done_.store(true);

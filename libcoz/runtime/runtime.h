@@ -33,6 +33,7 @@
 #include "experiment/arrival_pacer.h"
 #include "experiment/experiment_state.h"
 #include "record/profile_writer.h"
+#include "remote/member_link.h"
 #include "runtime/blocked_time.h"
 #include "runtime/command_line_points.h"
 #include "runtime/delay_protocol.h"
@@ -109,6 +110,11 @@ class Runtime {
       delays_.woken_across(t, run_.run->handoffs, key, waited_ns);
     }
   }
+  // In a run across programs: a wait on socket `fd` that data ended. Its sender is taken for a
+  // thread of another member, which paid what it owed as it ran (so its count is the run-wide
+  // total as this member sees it): credited up to that total, as a wait ended by a thread of this
+  // process is credited with the waker's count (coordinated.cpp).
+  void woken_by_member(ThreadState& t, int fd, uint64_t waited_ns);
   ThreadLife& threads() { return life_; }
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own. Locks and
   // allocates.
@@ -128,6 +134,8 @@ class Runtime {
   // The run's lines resolved, the profile opened and the experiment runner made; false with
   // `error` when profiling cannot run here.
   bool open_run(SamplerKind sampler, std::string* error);
+  // The root of a member of a run across programs (--coordinator): joins it (coordinated.cpp).
+  void join_coordinator();
   void install_sampler(SamplerKind sampler);
   // SIGINT/SIGTERM, the page wiped at fork, fork()'s handlers.
   void install_process_handlers();
@@ -213,6 +221,8 @@ class Runtime {
   ProfileWriter writer_;
   bool write_failing_ = false;  // the last experiment block could not be written
   std::unique_ptr<ExperimentRunner> runner_;
+  std::unique_ptr<remote::MemberLink> link_;  // a member of a run across programs, or null
+  bool member_credit_ = false;  // woken_by_member credits socket waits (COZ_MEMBER_CREDIT=0: not)
   pthread_t profiler_thread_{};
   bool profiler_running_ = false;
 

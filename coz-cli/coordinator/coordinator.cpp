@@ -1,0 +1,453 @@
+// The coordinator's loop (see coordinator.h): members in, experiments out.
+#include "coordinator/coordinator.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "coordinator/member.h"
+#include "coordinator/run_records.h"
+#include "experiment/scheduler.h"
+#include "record/vocabulary.h"
+#include "remote/message.h"
+#include "remote/secret_proof.h"
+
+namespace coz::coordinator {
+namespace {
+
+using remote::Message;
+
+constexpr size_t kMaxMembers = 256;
+constexpr uint64_t kCollectNs = 1000000000;  // how long an ended experiment waits for members
+
+uint64_t now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+uint64_t wall_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+class Coordinator {
+ public:
+  explicit Coordinator(const Settings& s) : settings_(s), random_(now_ns() ^ getpid()) {
+    SchedulerSettings scheduler;
+    scheduler.fixed_speedup = s.fixed_speedup;
+    if (s.experiment_length_ns) {
+      scheduler.initial_length_ns = s.experiment_length_ns;
+    }
+    scheduler_ = std::make_unique<Scheduler>(scheduler);
+  }
+  int run(const std::atomic<bool>& stop);
+
+ private:
+  enum class Phase { kWaiting, kChoosing, kRunning, kCollecting };
+  bool open_socket(std::string* why);
+  void accept_member();
+  void on_message(Member& m, const Message& msg);
+  void on_hello(Member& m, const Message& msg);
+  void on_record(Member& m, const std::string& line);
+  void advance();
+  void begin(const std::string& line);
+  void end_experiment();
+  void write(const std::string& text);
+  size_t joined() const;
+  void broadcast(const Message& msg, const Member* except = nullptr);
+
+  Settings settings_;
+  int listen_fd_ = -1;
+  int out_fd_ = -1;
+  std::vector<std::unique_ptr<Member>> members_;
+  size_t joined_ever_ = 0;
+  uint64_t first_join_ns_ = 0;
+  Phase phase_ = Phase::kWaiting;
+  uint64_t phase_until_ns_ = 0;
+  uint64_t began_ns_ = now_ns();
+  uint64_t experiments_ = 0;
+  RunExperiment open_;
+  uint64_t open_start_ns_ = 0;
+  std::unique_ptr<Scheduler> scheduler_;
+  Random random_;
+  bool write_failed_ = false;
+};
+
+size_t Coordinator::joined() const {
+  size_t n = 0;
+  for (const auto& m : members_) {
+    n += m->joined && !m->closed;
+  }
+  return n;
+}
+
+void Coordinator::broadcast(const Message& msg, const Member* except) {
+  for (auto& m : members_) {
+    if (m->joined && !m->closed && m.get() != except) {
+      m->send(msg);
+    }
+  }
+}
+
+void Coordinator::write(const std::string& text) {
+  size_t done = 0;
+  while (out_fd_ >= 0 && done < text.size()) {
+    ssize_t n = ::write(out_fd_, text.data() + done, text.size() - done);
+    if (n <= 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      if (!write_failed_) {
+        fprintf(stderr, "coz coordinate: error: cannot write %s (%s)\n", settings_.output.c_str(),
+                strerror(errno));
+      }
+      write_failed_ = true;
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void Coordinator::on_hello(Member& m, const Message& msg) {
+  uint64_t version = 0, pid = 0;
+  if (!msg.number("v", 1000, &version) || version != remote::kProtocolVersion) {
+    m.refuse("this coordinator speaks protocol version 1; use the same coz on every host");
+    return;
+  }
+  if (!settings_.secret.empty() &&
+      !remote::same_in_constant_time(msg.text("proof"),
+                                     remote::hmac_sha256_hex(settings_.secret, m.nonce))) {
+    m.refuse("wrong or missing shared secret (set COZ_SECRET or --secret-file as the coordinator)");
+    return;
+  }
+  if (joined() >= kMaxMembers) {
+    m.refuse("the run has 256 members already");
+    return;
+  }
+  msg.number("pid", 1u << 31, &pid);
+  m.joined = true;
+  m.host = msg.text("host");
+  m.name = msg.text("program") + "@" + m.host;
+  if (joined_ever_++ == 0) {
+    first_join_ns_ = now_ns();
+  }
+  m.send(Message("welcome"));
+  fprintf(stderr, "coz coordinate: %s (pid %llu) joined from %s\n", m.name.c_str(),
+          static_cast<unsigned long long>(pid), m.peer.c_str());
+  if (phase_ == Phase::kChoosing && settings_.fixed_line.empty()) {
+    m.send(Message("want"));
+  }
+}
+
+void Coordinator::on_record(Member& m, const std::string& line) {
+  std::string out;
+  switch (use_of_line(line, m.host, &out)) {
+    case LineUse::kWrite:
+      m.capturing = false;
+      write(out + "\n");
+      break;
+    case LineUse::kExperiment:
+      m.capturing = true;
+      m.current = MemberExperiment{out, {}};
+      break;
+    case LineUse::kPoint:
+      if (m.capturing) {
+        m.current.points.push_back(out);
+      }
+      break;
+    case LineUse::kDrop:
+      m.capturing = false;
+      break;
+  }
+}
+
+void Coordinator::on_message(Member& m, const Message& msg) {
+  if (msg.kind == "hello" && !m.joined) {
+    on_hello(m, msg);
+    return;
+  }
+  if (!m.joined) {
+    m.refuse("the first message must be hello");
+    return;
+  }
+  uint64_t exp = 0, ns = 0;
+  if (msg.kind == "rec" && msg.find("r")) {
+    on_record(m, msg.text("r"));
+  } else if (msg.kind == "offer" && msg.text("line").find(':') != std::string::npos) {
+    if (phase_ == Phase::kChoosing) {
+      begin(msg.text("line"));
+    }
+  } else if (msg.kind == "raise" && msg.number("exp", UINT64_MAX, &exp) &&
+             msg.number("ns", uint64_t{1} << 46, &ns)) {
+    if (phase_ == Phase::kRunning && exp == experiments_ && ns > open_.inserted_ns) {
+      open_.inserted_ns = ns;
+      broadcast(Message("raise").with("exp", exp).with("ns", ns), &m);
+    }
+  } else if (msg.kind == "ended" && msg.number("exp", UINT64_MAX, &exp)) {
+    if (exp == experiments_ && m.in_experiment && m.capturing) {
+      m.result = m.current;
+      m.has_result = true;
+    }
+    m.capturing = false;
+  } else if (msg.kind == "bye") {
+    m.leaving = true;
+  } else {
+    m.refuse("a message this coordinator does not take: " + msg.kind);
+  }
+}
+
+void Coordinator::begin(const std::string& line) {
+  experiments_++;
+  open_ = RunExperiment();
+  open_.line = line;
+  open_.speedup =
+      settings_.fixed_speedup >= 0 ? settings_.fixed_speedup : scheduler_->draw_speedup(random_);
+  open_start_ns_ = now_ns();
+  open_.start_ns = open_start_ns_ - began_ns_;
+  open_.run_id = static_cast<uint64_t>(getpid());
+  for (auto& m : members_) {
+    m->in_experiment = m->joined && !m->closed;
+    m->has_result = false;
+  }
+  broadcast(Message("begin")
+                .with("exp", experiments_)
+                .with("line", line)
+                .with("speedup", static_cast<uint64_t>(open_.speedup)));
+  phase_ = Phase::kRunning;
+  phase_until_ns_ = open_start_ns_ + scheduler_->length_ns();
+}
+
+void Coordinator::end_experiment() {
+  open_.elapsed_ns = now_ns() - open_start_ns_;
+  std::vector<MemberExperiment> results;
+  for (auto& m : members_) {
+    if (m->in_experiment && m->has_result) {
+      results.push_back(m->result);
+    }
+    m->in_experiment = false;
+  }
+  uint64_t visits = 0;
+  if (!results.empty()) {
+    write(merge_experiment(open_, results, &visits));
+  }
+  scheduler_->finished(visits, visits);
+  phase_ = Phase::kWaiting;
+}
+
+void Coordinator::advance() {
+  uint64_t now = now_ns();
+  switch (phase_) {
+    case Phase::kWaiting:
+      if (joined() > 0 && now >= phase_until_ns_) {
+        phase_ = Phase::kChoosing;
+        if (!settings_.fixed_line.empty()) {
+          begin(settings_.fixed_line);
+        } else {
+          broadcast(Message("want"));
+        }
+      }
+      break;
+    case Phase::kChoosing:
+      if (joined() == 0) {
+        phase_ = Phase::kWaiting;
+      }
+      break;
+    case Phase::kRunning:
+      if (now >= phase_until_ns_) {
+        broadcast(Message("end").with("exp", experiments_));
+        phase_ = Phase::kCollecting;
+        phase_until_ns_ = now + kCollectNs;
+      }
+      break;
+    case Phase::kCollecting: {
+      bool all = true;
+      for (const auto& m : members_) {
+        all = all && (!m->in_experiment || m->closed || m->has_result);
+      }
+      if (all || now >= phase_until_ns_) {
+        end_experiment();
+        phase_until_ns_ = now + scheduler_->settings().cooloff_ns;
+      }
+      break;
+    }
+  }
+}
+
+bool Coordinator::open_socket(std::string* why) {
+  const std::string& address = settings_.listen;
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    *why = "--listen " + address + " is not HOST:PORT (for example 127.0.0.1:7000)";
+    return false;
+  }
+  std::string host = address.substr(0, colon), port = address.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  addrinfo hints = {};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || !found) {
+    *why = "--listen " + address + ": no such address or port";
+    return false;
+  }
+  bool loopback =
+      (found->ai_family == AF_INET &&
+       (ntohl(reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr.s_addr) >> 24) == 127) ||
+      (found->ai_family == AF_INET6 &&
+       IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr));
+  if (!loopback && settings_.secret.empty()) {
+    freeaddrinfo(found);
+    *why = "listening on " + address +
+           " lets other hosts join: give the run a shared secret (COZ_SECRET, or --secret-file "
+           "FILE), the same on every member";
+    return false;
+  }
+  int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int one = 1;
+  if (fd >= 0) {
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  }
+  bool ok = fd >= 0 && bind(fd, found->ai_addr, found->ai_addrlen) == 0 && listen(fd, 64) == 0;
+  freeaddrinfo(found);
+  if (!ok) {
+    *why = "cannot listen on " + address + " (" + strerror(errno) + ")";
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    return false;
+  }
+  listen_fd_ = fd;
+  sockaddr_storage bound = {};
+  socklen_t len = sizeof bound;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+  uint16_t chosen =
+      ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                        : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  fprintf(stderr, "coz coordinate: listening on %s:%u; writing %s\n", host.c_str(), chosen,
+          settings_.output.c_str());
+  if (!settings_.port_file.empty()) {
+    std::string tmp = settings_.port_file + ".tmp";
+    FILE* f = fopen(tmp.c_str(), "w");
+    if (f) {
+      fprintf(f, "%u\n", chosen);
+      fclose(f);
+      rename(tmp.c_str(), settings_.port_file.c_str());
+    }
+  }
+  return true;
+}
+
+void Coordinator::accept_member() {
+  sockaddr_storage from = {};
+  socklen_t len = sizeof from;
+  int fd =
+      accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd < 0) {
+    return;
+  }
+  char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
+  getnameinfo(reinterpret_cast<sockaddr*>(&from), len, host, sizeof host, port, sizeof port,
+              NI_NUMERICHOST | NI_NUMERICSERV);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto m = std::make_unique<Member>(fd, std::string(host) + ":" + port);
+  if (members_.size() >= 2 * kMaxMembers) {
+    m->refuse("too many connections");
+    return;
+  }
+  m->nonce = remote::random_hex(16);
+  m->send(Message("challenge").with("nonce", m->nonce));
+  members_.push_back(std::move(m));
+}
+
+int Coordinator::run(const std::atomic<bool>& stop) {
+  std::string why;
+  if (!open_socket(&why)) {
+    fprintf(stderr, "coz coordinate: error: %s\n", why.c_str());
+    return 2;
+  }
+  out_fd_ = open(settings_.output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (out_fd_ < 0) {
+    fprintf(stderr, "coz coordinate: error: cannot write %s (%s); name another with -o FILE\n",
+            settings_.output.c_str(), strerror(errno));
+    return 2;
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  write(std::string(vocab::kStartup) + "\t" + std::string(vocab::key::kTime) + "=" +
+        std::to_string(wall_ns()) + "\t" + std::string(vocab::key::kFormat) + "=1\t" +
+        std::string(vocab::key::kPid) + "=" + std::to_string(getpid()) + "\t" +
+        std::string(vocab::key::kProgram) + "=coz-coordinate@" + host + "\n");
+  while (!stop.load()) {
+    std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
+    for (const auto& m : members_) {
+      fds.push_back({m->fd, static_cast<short>(POLLIN | (m->wants_to_send() ? POLLOUT : 0)), 0});
+    }
+    poll(fds.data(), fds.size(), 1);
+    if (fds[0].revents & POLLIN) {
+      accept_member();
+    }
+    for (auto& m : members_) {
+      bool open = m->receive();
+      std::string line;
+      Message msg;
+      int got;
+      while (!m->closed && (got = m->in.next(&line)) != 0) {
+        if (got < 0 || !remote::decode(line, &msg, &why)) {
+          m->refuse(got < 0 ? "a line over 64 KiB" : why);
+          break;
+        }
+        on_message(*m, msg);
+      }
+      if (!open || m->leaving) {
+        if (m->joined && !m->closed) {
+          fprintf(stderr, "coz coordinate: %s left\n", m->name.c_str());
+        }
+        m->close();
+      }
+      m->flush();
+    }
+    members_.erase(std::remove_if(members_.begin(), members_.end(),
+                                  [this](const std::unique_ptr<Member>& m) {
+                                    return m->closed && !(phase_ == Phase::kCollecting &&
+                                                          m->in_experiment && m->has_result);
+                                  }),
+                   members_.end());
+    advance();
+    if (joined_ever_ > 0 && joined() == 0 && phase_ != Phase::kCollecting) {
+      break;  // the last member left
+    }
+  }
+  uint64_t ran = joined_ever_ ? now_ns() - first_join_ns_ : 0;
+  write(std::string(vocab::kRuntime) + "\t" + std::string(vocab::key::kTime) + "=" +
+        std::to_string(ran) + "\n");
+  fprintf(stderr, "coz coordinate: profile written to %s: %llu experiments, %zu members\n",
+          settings_.output.c_str(), static_cast<unsigned long long>(experiments_), joined_ever_);
+  ::close(out_fd_);
+  ::close(listen_fd_);
+  return write_failed_ ? 2 : 0;
+}
+
+}  // namespace
+
+int coordinate(const Settings& settings, const std::atomic<bool>& stop) {
+  Coordinator c(settings);
+  return c.run(stop);
+}
+
+}  // namespace coz::coordinator

@@ -1,0 +1,87 @@
+// A member's connection at the coordinator (see member.h).
+#include "coordinator/member.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+namespace coz::coordinator {
+
+Member::Member(int socket, std::string from) : fd(socket), peer(std::move(from)) {}
+
+Member::~Member() {
+  close();
+}
+
+void Member::close() {
+  if (fd >= 0) {
+    ::close(fd);
+    fd = -1;
+  }
+  closed = true;
+}
+
+void Member::send(const remote::Message& m) {
+  if (closed) {
+    return;
+  }
+  std::string line = remote::encode(m);
+  if (out.size() - sent + line.size() > kMaxQueued) {
+    fprintf(stderr, "coz coordinate: %s took nothing for too long (4 MiB waiting); dropped\n",
+            (name.empty() ? peer : name).c_str());
+    close();
+    return;
+  }
+  out += line;
+}
+
+void Member::refuse(const std::string& why) {
+  if (closed) {
+    return;
+  }
+  send(remote::Message("refused").with("why", why));
+  flush();
+  fprintf(stderr, "coz coordinate: refused %s: %s\n", (name.empty() ? peer : name).c_str(),
+          why.c_str());
+  close();
+}
+
+bool Member::receive() {
+  char buf[65536];
+  while (!closed) {
+    ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0) {
+      in.append(buf, static_cast<size_t>(n));
+      if (in.buffered() > 2 * remote::kMaxLine) {
+        return true;  // the loop reads the lines before more arrives
+      }
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      return true;
+    }
+    return false;  // closed (0) or failed
+  }
+  return false;
+}
+
+void Member::flush() {
+  while (!closed && sent < out.size()) {
+    ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n <= 0) {
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        close();
+      }
+      break;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  if (sent == out.size()) {
+    out.clear();
+    sent = 0;
+  }
+}
+
+}  // namespace coz::coordinator

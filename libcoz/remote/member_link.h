@@ -1,0 +1,85 @@
+// A member's end of a run across programs (docs/across-hosts.md): the connection from a profiled
+// program's root process to `coz coordinate`. The coordinator runs the experiments; the link
+// turns its messages into events for the member's runner (a line is wanted, an experiment begins,
+// the run-wide delay total rose, the experiment ends) and carries the member's side back (a line
+// sampled, its own delay total, the end of its experiment), and forwards the member's profile as
+// it is written, so the coordinator's profile has every member's records.
+//
+// Threading: the profiler thread alone, then the thread that shuts the runtime down (after the
+// profiler thread has ended). Never a program's thread: the socket is non-blocking and every
+// wait is bounded, so a slow or lost coordinator costs the program nothing. Memory is bounded:
+// at most kMaxQueued bytes wait to be sent; beyond that the profile's lines wait in the local
+// file (read again once the queue drains).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "remote/message.h"
+
+namespace coz::remote {
+
+struct MemberSettings {
+  std::string address;  // HOST:PORT of the coordinator
+  std::string secret;   // the run's shared secret, empty when none
+  std::string host;     // this machine's name
+  std::string program;
+  uint64_t pid = 0;
+  std::string profile;  // the local profile, forwarded from its size at start()
+};
+
+struct LinkEvent {
+  enum class Kind { kWant, kBegin, kRaise, kEnd, kLost } kind = Kind::kWant;
+  uint64_t experiment = 0;
+  std::string line;  // kBegin: FILE:LINE, as the member that offered it named it
+  int speedup = 0;   // kBegin: percent
+  uint64_t ns = 0;   // kRaise: the run-wide delay total of the experiment
+};
+
+class MemberLink {
+ public:
+  static constexpr size_t kMaxQueued = 4u << 20;
+  ~MemberLink();
+
+  // Begins connecting. False, with `why`, when the address cannot be used at all.
+  bool start(const MemberSettings& settings, std::string* why);
+  // Does the socket's work, waiting up to `wait_ms` for it; appends what arrived to `events`.
+  void poll(int wait_ms, std::vector<LinkEvent>* events);
+  void offer(const std::string& line) { send(Message("offer").with("line", line)); }
+  void raise(uint64_t experiment, uint64_t ns) {
+    send(Message("raise").with("exp", experiment).with("ns", ns));
+  }
+  void ended(uint64_t experiment) { send(Message("ended").with("exp", experiment)); }
+  // Forwards what the local profile gained since the last call (whole lines only).
+  void forward_profile();
+  // At exit: forwards the rest of the profile, says goodbye and waits up to `ms` for it all to
+  // be sent.
+  void finish(int ms);
+
+  bool joined() const { return state_ == State::kJoined; }
+  bool lost() const { return state_ == State::kLost; }
+  const std::string& why_lost() const { return why_lost_; }
+
+ private:
+  enum class State { kConnecting, kChallenged, kJoined, kLost };
+  void send(const Message& m);
+  void lose(const std::string& why);
+  void handle(const Message& m, std::vector<LinkEvent>* events);
+  void flush();
+
+  MemberSettings settings_;
+  State state_ = State::kLost;
+  std::atomic<int> fd_{-1};
+  std::atomic<int> profile_fd_{-1};
+  uint64_t profile_at_ = 0;  // how far the profile was read
+  std::string partial_;      // a profile line read only in part
+  uint64_t connect_deadline_ns_ = 0;
+  std::string out_;  // queued to send
+  size_t out_sent_ = 0;
+  LineSplitter in_;
+  std::string why_lost_;
+};
+
+}  // namespace coz::remote

@@ -1,0 +1,30 @@
+// Proof of a shared secret for cross-host profiling runs. A member of the run proves it knows
+// the run's secret by answering the coordinator's random challenge with
+// HMAC-SHA256(secret, challenge), so the secret itself never crosses the network.
+// Meant for normal threads only: these functions allocate and are not async-signal-safe.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace coz::remote {
+
+// SHA-256 digest of `data` (FIPS 180-4).
+std::array<uint8_t, 32> sha256(std::string_view data);
+
+// HMAC-SHA256 of `message` under `key` (RFC 2104), as 64 lowercase hex characters.
+std::string hmac_sha256_hex(std::string_view key, std::string_view message);
+
+// True when `a` and `b` are equal. Compares every byte whatever it finds, so the time taken
+// tells an attacker nothing about how much of a guessed proof was right. Lengths are public.
+bool same_in_constant_time(std::string_view a, std::string_view b);
+
+// `bytes` random bytes from the kernel, as 2 * `bytes` lowercase hex characters (a challenge
+// nonce). Empty if no randomness could be had: a caller must refuse rather than reuse a nonce.
+std::string random_hex(size_t bytes);
+
+}  // namespace coz::remote

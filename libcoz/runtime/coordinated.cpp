@@ -1,0 +1,79 @@
+// The root of a member of a run across programs joins the coordinator (docs/across-hosts.md):
+// its runner then follows the coordinator's experiments (runtime/member_runner.cpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "platform.h"
+#include "runtime/runtime.h"
+
+namespace coz {
+namespace {
+
+// The run's shared secret: COZ_SECRET, else the first line of the secret file; false when a file
+// was named and cannot be read.
+bool read_secret(const std::string& file, std::string* secret, std::string* why) {
+  if (const char* text = getenv("COZ_SECRET"); text && *text) {
+    *secret = text;
+    return true;
+  }
+  if (file.empty()) {
+    return true;
+  }
+  int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  char buf[4096];
+  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+  if (fd >= 0) {
+    close(fd);
+  }
+  if (n <= 0) {
+    *why = "cannot read the secret file " + file;
+    return false;
+  }
+  secret->assign(buf, static_cast<size_t>(n));
+  secret->erase(secret->find_last_not_of("\r\n") + 1);
+  return true;
+}
+
+}  // namespace
+
+void Runtime::join_coordinator() {
+  remote::MemberSettings member;
+  member.address = config_.coordinator;
+  member.program = platform::program_name();
+  member.pid = static_cast<uint64_t>(getpid());
+  member.profile = config_.output;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  member.host = host;
+  std::string why;
+  link_ = std::make_unique<remote::MemberLink>();
+  if (!read_secret(config_.secret_file, &member.secret, &why) || !link_->start(member, &why)) {
+    // The program runs as it would, sampled, with no experiments.
+    reporter_.say("warning: " + why + "; this program runs without experiments", true);
+  }
+  runner_->follow_coordinator(
+      link_.get(),
+      [this](const std::string& name) {
+        size_t colon = name.rfind(':');
+        std::string file = name.substr(0, colon);
+        uint32_t number = static_cast<uint32_t>(atoi(name.c_str() + colon + 1));
+        bool ambiguous = false;
+        const SourceLine* line = lines_.table().find(file, number, &ambiguous);
+        return line ? line->key : SourceLine::key_of(file, number);
+      },
+      [this](const std::string& lost) {
+        reporter_.say("warning: " + lost + "; this program's experiments end and it runs on", true);
+      });
+}
+
+void Runtime::woken_by_member(ThreadState& t, int fd, uint64_t waited_ns) {
+  struct stat st;
+  if (member_credit_ && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) {
+    delays_.woken_across(t, run_.run->handoffs, nullptr, waited_ns);
+  }
+}
+
+}  // namespace coz

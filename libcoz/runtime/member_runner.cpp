@@ -1,0 +1,86 @@
+// A member's experiments in a run across programs (see ExperimentRunner::follow_coordinator):
+// the coordinator's messages drive the runner; the run-wide delay total flows both ways.
+//
+// The delay total of an experiment is one number for the whole run: the highest any thread of
+// any member reached (delay_ledger.h: a thread ahead raises it, every other thread owes the
+// difference). Each member raises its own copy with its own samples and sends it on when it
+// rose; the coordinator keeps the highest and relays it to the others, who raise their copy to
+// it (DelayLedger::raise_to): their threads then owe the difference and pay it at their next
+// sample or hook, one network round trip after the sample that caused it.
+#include <vector>
+
+#include "remote/member_link.h"
+#include "runtime/experiment_runner.h"
+
+namespace coz {
+
+void ExperimentRunner::follow(const std::function<void()>& idle) {
+  uint64_t experiment = 0;  // the coordinator's number for the open experiment
+  uint64_t sent_ns = 0;     // the highest total this member sent or was told
+  bool lost = false;
+  uint64_t last_idle_ns = now_ns();
+  std::vector<remote::LinkEvent> events;
+  while (!wait(lost ? 10000000 : 0) && !async_stop_.load(std::memory_order_acquire)) {
+    events.clear();
+    link_->poll(1, &events);  // at most 1 ms: raises go out within a millisecond
+    for (const remote::LinkEvent& e : events) {
+      switch (e.kind) {
+        case remote::LinkEvent::Kind::kWant:
+          state_.want_line.store(true, std::memory_order_release);
+          break;
+        case remote::LinkEvent::Kind::kBegin:
+          if (is_open_) {
+            cut();  // an end that never came
+          }
+          begin(Choice{key_of_(e.line), e.line}, e.speedup);
+          experiment = e.experiment;
+          sent_ns = 0;
+          break;
+        case remote::LinkEvent::Kind::kRaise:
+          if (is_open_ && e.experiment == experiment) {
+            state_.ledger.raise_to(e.ns);
+            sent_ns = e.ns > sent_ns ? e.ns : sent_ns;
+          }
+          break;
+        case remote::LinkEvent::Kind::kEnd:
+          if (is_open_ && e.experiment == experiment) {
+            end();  // written to the local profile, forwarded below
+            link_->forward_profile();
+            link_->ended(experiment);
+          }
+          break;
+        case remote::LinkEvent::Kind::kLost:
+          if (!lost) {
+            lost = true;
+            if (is_open_) {
+              cut();
+            }
+            state_.want_line.store(false, std::memory_order_release);
+            on_lost_(link_->why_lost());
+          }
+          break;
+      }
+    }
+    Choice offered;
+    if (!lost && state_.offered.take(&offered.key, &offered.name)) {
+      link_->offer(offered.name);
+      state_.want_line.store(false, std::memory_order_release);  // until asked again
+    }
+    if (is_open_) {
+      uint64_t total = state_.ledger.global_ns();
+      if (total > sent_ns) {
+        link_->raise(experiment, total);
+        sent_ns = total;
+      }
+    }
+    uint64_t now = now_ns();
+    tick();
+    if (now - last_idle_ns >= 10000000) {  // as the local loop: new libraries, the profile
+      last_idle_ns = now;
+      idle();
+      link_->forward_profile();
+    }
+  }
+}
+
+}  // namespace coz
