@@ -31,18 +31,6 @@ using remote::Message;
 constexpr size_t kMaxMembers = 256;
 constexpr uint64_t kCollectNs = 1000000000;  // how long an ended experiment waits for members
 
-uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
-
-uint64_t wall_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
-
 class Coordinator {
  public:
   explicit Coordinator(const Settings& s) : settings_(s), random_(now_ns() ^ getpid()) {
