@@ -8,9 +8,11 @@ multiply chain per request on a line of its own (`/* the front's line */`, `/* t
 line */`, `/* the back's line */`); only the front has a progress point. Two cases: "two-tier"
 (front -> back) and "three-tier" (front -> middle -> back). Every tier's line is a noticeable
 share of a request (defaults: front 30, middle 20, back 50 units; a unit is 1000 chain steps, about
-1.5-2 us here; a request takes about 200 us with two tiers, 300 us with three), so making any of
-them faster speeds the front up, by an amount that only a profiler that sees all the programs at
-once can predict.
+1.5-2 us on the 2-core machine this was written on, where a request took about 180 us with two
+tiers and 220 us with three, a third to a half of it in loopback TCP and cross-core wake-ups), so
+making any of them faster speeds the front up, by an amount that only a profiler that sees all the
+programs at once can predict. The wake-ups make native runs noisy (several percent from run to
+run): use the default --native-ms and --native-runs or more for numbers worth comparing.
 
 (a) True effects. Native runs (no profiler) with one tier's WORK really reduced by S = 25, 50,
     75% (the others unchanged); throughput is the front's "front done N" requests over its MS
@@ -477,7 +479,7 @@ def profiled_rep(coz, binary, case, rtt_ms, opts, works, profile):
             log(f"  front: {n} requests in {opts.seconds:g} s under the profiler")
         # The members have left: the coordinator should write the profile and exit; if it waits
         # for more, ask it to stop (SIGINT, as a user would), then insist.
-        for sig, wait_s in ((None, 30), (signal.SIGINT, 30), (signal.SIGTERM, 10)):
+        for sig, wait_s in ((None, 15), (signal.SIGINT, 30), (signal.SIGTERM, 10)):
             if sig is not None:
                 log(f"  coordinator still running; sending {signal.Signals(sig).name}")
                 os.killpg(coord.pid, sig)

@@ -161,10 +161,11 @@ uint64_t process_id(const Record& r, std::string_view key) {
   return static_cast<uint64_t>(pid);
 }
 
-// The run's latest process with `pid` (a process that exec'd has a later entry), or nullptr.
-Process* find_process(Run* run, uint64_t pid) {
+// The run's latest process with `pid` on `host` (a process that exec'd has a later entry), or
+// nullptr.
+Process* find_process(Run* run, uint64_t pid, const std::string& host) {
   for (auto it = run->processes.rbegin(); it != run->processes.rend(); ++it) {
-    if (it->pid == pid) {
+    if (it->pid == pid && it->host == host) {
       return &*it;
     }
   }
@@ -369,11 +370,15 @@ void ProfileData::add_process(const Record& r, const std::string& file) {
     return;
   }
   Run& run = current_run(file);
+  const std::string host = r.text(vocab::key::kHost);
   std::string program = r.text(vocab::key::kProgram);
+  if (!host.empty()) {
+    program += "@" + host;  // a member of a run across hosts, named as the report shows it
+  }
   uint64_t parent = process_id(r, vocab::key::kParent);
   // Known so far by its samples alone, or named twice: the same process. Another program under a
   // known pid: the process exec'd it, and what it samples from now on is the new program's.
-  Process* known = find_process(&run, pid);
+  Process* known = find_process(&run, pid, host);
   if (known && (known->program.empty() || known->program == program)) {
     known->program = program;
     known->parent = known->parent ? known->parent : parent;
@@ -383,6 +388,7 @@ void ProfileData::add_process(const Record& r, const std::string& file) {
   p.pid = pid;
   p.parent = parent;
   p.program = std::move(program);
+  p.host = host;
 }
 
 // One process's samples of one line. Several processes each write theirs: they add up.
@@ -404,12 +410,14 @@ void ProfileData::add_samples(const Record& r, FileState* st) {
   }
   // Without a pid (older profiles), the root's; with one no record named, a process of its own.
   uint64_t pid = process_id(r, vocab::key::kPid);
-  Process* p = pid ? find_process(&run, pid) : nullptr;
+  const std::string host = r.text(vocab::key::kHost);
+  Process* p = pid ? find_process(&run, pid, host) : nullptr;
   if (!p && pid == 0 && !run.processes.empty() && run.processes.front().root) {
     p = &run.processes.front();
   } else if (!p && pid != 0) {
     p = &run.processes.emplace_back();
     p->pid = pid;
+    p->host = host;
   }
   if (p) {
     p->samples[location] += count;

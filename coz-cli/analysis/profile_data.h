@@ -62,7 +62,8 @@ struct Experiment {
 struct Process {
   uint64_t pid = 0;     // 0 when the record does not say
   uint64_t parent = 0;  // 0 when the record does not say
-  std::string program;  // argv[0]; empty when unknown
+  std::string program;  // argv[0]; empty when unknown; `argv[0]@host` in a run across hosts
+  std::string host;     // the machine it ran on, in a run across programs (coz coordinate)
   bool root = false;    // the process that began the run
   // Per line: its samples while running on the CPU, and its blocked samples (see Run).
   std::map<std::string, double> samples;

@@ -61,7 +61,11 @@ void processes(JsonWriter* w, const std::vector<analysis::Run>& runs) {
       w->begin_object().value("run", n);
       pid(w, "pid", p.pid);
       pid(w, "parent", p.parent);
-      w->value("program", p.program).value("root", p.root).end_object();
+      w->value("program", p.program).value("root", p.root);
+      if (!p.host.empty()) {
+        w->value("host", p.host);  // a run across hosts (added within version 1)
+      }
+      w->end_object();
     }
   }
   w->end_array();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "remote/link.h"
 #include "remote/message.h"
 
 namespace coz::remote {
@@ -30,15 +31,7 @@ struct MemberSettings {
   std::string profile;  // the local profile, forwarded from its size at start()
 };
 
-struct LinkEvent {
-  enum class Kind { kWant, kBegin, kRaise, kEnd, kLost } kind = Kind::kWant;
-  uint64_t experiment = 0;
-  std::string line;  // kBegin: FILE:LINE, as the member that offered it named it
-  int speedup = 0;   // kBegin: percent
-  uint64_t ns = 0;   // kRaise: the run-wide delay total of the experiment
-};
-
-class MemberLink {
+class MemberLink : public Link {
  public:
   static constexpr size_t kMaxQueued = 4u << 20;
   ~MemberLink();
@@ -46,21 +39,21 @@ class MemberLink {
   // Begins connecting. False, with `why`, when the address cannot be used at all.
   bool start(const MemberSettings& settings, std::string* why);
   // Does the socket's work, waiting up to `wait_ms` for it; appends what arrived to `events`.
-  void poll(int wait_ms, std::vector<LinkEvent>* events);
-  void offer(const std::string& line) { send(Message("offer").with("line", line)); }
-  void raise(uint64_t experiment, uint64_t ns) {
+  void poll(int wait_ms, std::vector<LinkEvent>* events) override;
+  void offer(const std::string& line) override { send(Message("offer").with("line", line)); }
+  void raise(uint64_t experiment, uint64_t ns) override {
     send(Message("raise").with("exp", experiment).with("ns", ns));
   }
-  void ended(uint64_t experiment) { send(Message("ended").with("exp", experiment)); }
+  void ended(uint64_t experiment) override { send(Message("ended").with("exp", experiment)); }
   // Forwards what the local profile gained since the last call (whole lines only).
-  void forward_profile();
+  void forward_profile() override;
   // At exit: forwards the rest of the profile, says goodbye and waits up to `ms` for it all to
   // be sent.
   void finish(int ms);
 
   bool joined() const { return state_ == State::kJoined; }
   bool lost() const { return state_ == State::kLost; }
-  const std::string& why_lost() const { return why_lost_; }
+  const std::string& why_lost() const override { return why_lost_; }
 
  private:
   enum class State { kConnecting, kChallenged, kJoined, kLost };

@@ -26,7 +26,7 @@
 namespace coz {
 
 namespace remote {
-class MemberLink;
+class Link;
 }
 
 struct RunnerSettings {
@@ -84,7 +84,7 @@ class ExperimentRunner {
   // `key_of` names a line by the key this process's samples carry; `on_lost` is told once when
   // the coordinator is gone (the open experiment ends there, unwritten, and none follow). Call
   // before run().
-  void follow_coordinator(remote::MemberLink* link,
+  void follow_coordinator(remote::Link* link,
                           std::function<uint64_t(const std::string& line)> key_of,
                           std::function<void(const std::string& why)> on_lost) {
     link_ = link;
@@ -167,7 +167,7 @@ class ExperimentRunner {
   std::atomic<bool> async_stop_{false};
   std::function<void()> before_snapshot_;
   Choice fixed_found_;  // fixed_elsewhere: the line once another process resolved it
-  remote::MemberLink* link_ = nullptr;
+  remote::Link* link_ = nullptr;
   std::function<uint64_t(const std::string&)> key_of_;
   std::function<void(const std::string&)> on_lost_;
 };

@@ -9,7 +9,7 @@
 // sample or hook, one network round trip after the sample that caused it.
 #include <vector>
 
-#include "remote/member_link.h"
+#include "remote/link.h"
 #include "runtime/experiment_runner.h"
 
 namespace coz {

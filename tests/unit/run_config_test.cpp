@@ -55,6 +55,8 @@ RunConfig everything_set() {
   c.run_id = 77;
   c.exec_ns = 123456789012345ull;
   c.debug_path = "/opt/debug";
+  c.coordinator = "10.0.0.2:7000";
+  c.secret_file = "/etc/coz/secret";
   c.off_cpu = false;
   c.follow_children = false;
   c.sampler = SamplerRequest::kTimer;

@@ -1,0 +1,144 @@
+// A run across programs, without sockets: the messages (remote/message.h), what the coordinator
+// writes of its members' records (coordinator/run_records.h), and a member's ledger raised by
+// another's total (DelayLedger::raise_to).
+#include <gtest/gtest.h>
+
+#include "coordinator/run_records.h"
+#include "experiment/delay_ledger.h"
+#include "remote/message.h"
+
+namespace coz {
+namespace {
+
+using remote::Message;
+
+TEST(RemoteMessage, AnyValueSurvivesTheLine) {
+  std::string hostile = "a b=c%d\te\nf\x01g\x7f h";
+  Message m("rec");
+  m.with("r", hostile).with("n", uint64_t{42});
+  std::string line = remote::encode(m);
+  ASSERT_EQ(line.find('\n'), line.size() - 1);  // one line, whatever the value held
+  Message back;
+  std::string why;
+  ASSERT_TRUE(remote::decode(line.substr(0, line.size() - 1), &back, &why)) << why;
+  EXPECT_EQ(back.kind, "rec");
+  EXPECT_EQ(back.text("r"), hostile);
+  uint64_t n = 0;
+  EXPECT_TRUE(back.number("n", 100, &n));
+  EXPECT_EQ(n, 42u);
+  EXPECT_FALSE(back.number("n", 41, &n));  // over its bound
+  EXPECT_FALSE(back.number("r", UINT64_MAX, &n));
+}
+
+TEST(RemoteMessage, BadLinesAreRefusedWithAReason) {
+  Message m;
+  std::string why;
+  for (const char* bad :
+       {"", "Begin exp=1", "begin exp", "begin =1", "begin exp=%zz", "begin exp=%4", "be gin",
+        "a 1=1 2=2 3=3 4=4 5=5 6=6 7=7 8=8 9=9 "
+        "10=1 11=1 12=1 13=1 14=1 15=1 16=1 17=1"}) {
+    why.clear();
+    EXPECT_FALSE(remote::decode(bad, &m, &why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
+  std::string huge(remote::kMaxLine + 1, 'a');
+  EXPECT_FALSE(remote::decode(huge, &m, &why));
+  uint64_t n = 0;
+  ASSERT_TRUE(remote::decode("raise ns=99999999999999999999999", &m, &why));
+  EXPECT_FALSE(m.number("ns", UINT64_MAX, &n));  // overflows: not a number
+}
+
+TEST(RemoteMessage, LinesAreSplitAndAnEndlessOneIsAnError) {
+  remote::LineSplitter in;
+  std::string line;
+  in.append("want\nbeg", 8);
+  EXPECT_EQ(in.next(&line), 1);
+  EXPECT_EQ(line, "want");
+  EXPECT_EQ(in.next(&line), 0);
+  in.append("in exp=1\n", 9);
+  EXPECT_EQ(in.next(&line), 1);
+  EXPECT_EQ(line, "begin exp=1");
+  remote::LineSplitter endless;
+  std::string chunk(4096, 'x');
+  for (int i = 0; i < 20; i++) {
+    endless.append(chunk.data(), chunk.size());
+  }
+  EXPECT_EQ(endless.next(&line), -1);
+}
+
+TEST(RunRecords, AMembersStartupIsAProcessOfTheRunOnItsHost) {
+  std::string out;
+  EXPECT_EQ(coordinator::use_of_line("startup\ttime=5\tformat=1\tpid=7\tparent=3\t"
+                                     "sampling-period=1000000\tprogram=./back",
+                                     "host-b", &out),
+            coordinator::LineUse::kWrite);
+  EXPECT_EQ(out, "process\ttime=5\tpid=7\tprogram=./back\thost=host-b");
+  EXPECT_EQ(coordinator::use_of_line("samples\tlocation=a.c:3\tcount=4\tpid=7", "h\tx y", &out),
+            coordinator::LineUse::kWrite);
+  EXPECT_EQ(out, "samples\tlocation=a.c:3\tcount=4\tpid=7\thost=hxy");
+  EXPECT_EQ(coordinator::use_of_line("runtime\ttime=9", "h", &out), coordinator::LineUse::kDrop);
+  EXPECT_EQ(coordinator::use_of_line("experiment\tselected=a.c:1", "h", &out),
+            coordinator::LineUse::kExperiment);
+  EXPECT_EQ(coordinator::use_of_line("throughput-point\tname=p\tdelta=3", "h", &out),
+            coordinator::LineUse::kPoint);
+}
+
+TEST(RunRecords, AnExperimentIsMergedFromItsMembers) {
+  coordinator::RunExperiment run;
+  run.line = "back.c:62";
+  run.speedup = 50;
+  run.elapsed_ns = 999;
+  run.start_ns = 10;
+  run.run_id = 5;
+  std::vector<coordinator::MemberExperiment> members = {
+      {"experiment\tselected=back.c:62\tspeedup=0.50\tduration=1\tselected-samples=30\t"
+       "elapsed=510\tdelay-size=500000\tinserted=15000000",
+       {}},
+      {"experiment\tselected=back.c:62\tspeedup=0.50\tduration=1\tselected-samples=2\t"
+       "elapsed=500000000\tdelay-size=500000\tinserted=16000000",
+       {"throughput-point\tname=front.c:9\tdelta=1000",
+        "latency-point\tname=req\tarrivals=4\t"
+        "departures=3\tdifference=1\tin-flight-ns=7"}},
+      {"experiment\tselected=back.c:62\tspeedup=0.50\tduration=1\tselected-samples=0\t"
+       "elapsed=400000000\tinserted=16000000",
+       {"throughput-point\tname=front.c:9\tdelta=10"}}};
+  uint64_t visits = 0;
+  std::string block = coordinator::merge_experiment(run, members, &visits);
+  // The time of the member whose points saw the most visits; points summed by name.
+  EXPECT_EQ(
+      block,
+      "experiment\tselected=back.c:62\tspeedup=0.50\tduration=484000000\tselected-samples=32\t"
+      "elapsed=500000000\tdelays=32\tdelay-size=500000\tinserted=16000000\tstart=10\trun=5\n"
+      "throughput-point\tname=front.c:9\tdelta=1010\n"
+      "latency-point\tname=req\tarrivals=4\tdepartures=3\tdifference=1\tin-flight-ns=7\n");
+  EXPECT_EQ(visits, 1014u);
+}
+
+TEST(RunRecords, WithoutPointsTheCoordinatorsOwnTimeIsUsed) {
+  coordinator::RunExperiment run;
+  run.line = "a.c:1";
+  run.elapsed_ns = 100;
+  run.inserted_ns = 300;  // never more than the time itself
+  uint64_t visits = 0;
+  std::string block = coordinator::merge_experiment(
+      run, {{"experiment\tselected=a.c:1\tselected-samples=1", {}}}, &visits);
+  EXPECT_NE(block.find("\tduration=0\t"), std::string::npos) << block;
+  EXPECT_NE(block.find("\telapsed=100\t"), std::string::npos) << block;
+  EXPECT_EQ(visits, 0u);
+}
+
+TEST(RemoteLedger, AnotherMembersTotalIsOwedByEveryThread) {
+  DelayLedger ledger;
+  ledger.begin(1000);
+  LocalDelays sampled, other;
+  ledger.absorb(sampled, 3000);          // this member's own samples: 3 us
+  EXPECT_EQ(ledger.raise_to(2000), 0u);  // lower than this member's own: nothing
+  EXPECT_EQ(ledger.raise_to(10000), 7000u);
+  EXPECT_EQ(ledger.owed(other), 10000u);
+  EXPECT_EQ(ledger.owed(sampled), 7000u);
+  ledger.end();
+  EXPECT_EQ(ledger.raise_to(50000), 0u);  // no experiment: nothing to raise
+}
+
+}  // namespace
+}  // namespace coz
