@@ -21,15 +21,15 @@ _coz() {
     fi
   done
   if ((cword == 1)); then
-    COMPREPLY=($(compgen -W "run report plot help --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "run report plot coordinate help --help --version" -- "$cur"))
     return
   fi
   local command=${words[1]}
   case $command in
     help)
-      COMPREPLY=($(compgen -W "run report plot --man" -- "$cur"))
+      COMPREPLY=($(compgen -W "run report plot coordinate --man" -- "$cur"))
       return ;;
-    run | report | plot) ;;
+    run | report | plot | coordinate) ;;
     *) return ;;
   esac
   # File names one a line (mapfile), so a name with spaces or glob characters stays one word.
