@@ -171,7 +171,7 @@ void Coordinator::on_message(Member& m, const Message& msg) {
     m.refuse("the first message must be hello");
     return;
   }
-  uint64_t exp = 0, ns = 0;
+  uint64_t exp = 0, ns = 0, at = 0;
   if (msg.kind == "rec" && msg.find("r")) {
     on_record(m, msg.text("r"));
   } else if (msg.kind == "offer" && msg.text("line").find(':') != std::string::npos) {
@@ -179,11 +179,13 @@ void Coordinator::on_message(Member& m, const Message& msg) {
       begin(msg.text("line"));
     }
   } else if (msg.kind == "raise" && msg.number("exp", UINT64_MAX, &exp) &&
-             msg.number("ns", uint64_t{1} << 46, &ns)) {
+             msg.number("ns", uint64_t{1} << 46, &ns) && msg.number("at", UINT64_MAX, &at)) {
     if (phase_ == Phase::kRunning && exp == experiments_ && ns > open_.inserted_ns) {
       open_.inserted_ns = ns;
-      broadcast(Message("raise").with("exp", exp).with("ns", ns), &m);
+      broadcast(Message("raise").with("exp", exp).with("ns", ns).with("at", at), &m);
     }
+  } else if (msg.kind == "ping" && msg.number("t", UINT64_MAX, &at)) {
+    m.send(Message("pong").with("t0", at).with("t", now_ns()));
   } else if (msg.kind == "ended" && msg.number("exp", UINT64_MAX, &exp)) {
     if (exp == experiments_ && m.in_experiment && m.capturing) {
       m.result = m.current;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "experiment/delay_ledger.h"
+#include "experiment/relayed_raises.h"
 #include "line/line_table.h"
 
 namespace coz {
@@ -79,7 +80,11 @@ struct ExperimentState {
   std::atomic<uint64_t> selected_samples{0};  // samples in it during this experiment
   std::atomic<uint64_t> started_ns{0};        // CLOCK_MONOTONIC as this experiment began
   std::atomic<bool> want_line{false};         // the profiler waits for a line to test
-  LineOffer offered;                          // the first in-scope line sampled while it waits
+  // When a thread of this process tree last raised the delay total (CLOCK_MONOTONIC), and the
+  // raises other members made (a run across programs: runtime/member_runner.cpp).
+  std::atomic<uint64_t> last_raise_ns{0};
+  RelayedRaises relayed;
+  LineOffer offered;  // the first in-scope line sampled while it waits
   // --fixed-line as the first process that has the line resolved it, for a root that has not
   // (a shell or a build driver that starts the programs with the lines).
   LineOffer fixed;

@@ -152,6 +152,18 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
   }
   if (m.kind == "welcome" && state_ == State::kChallenged) {
     state_ = State::kJoined;
+    ping();
+    return;
+  }
+  uint64_t sent_at = 0, their = 0;
+  if (m.kind == "pong" && m.number("t0", UINT64_MAX, &sent_at) &&
+      m.number("t", UINT64_MAX, &their)) {
+    uint64_t now = platform::monotonic_ns();
+    if (now >= sent_at && now - sent_at < best_rtt_ns_) {
+      best_rtt_ns_ = now - sent_at;
+      offset_ns_ =
+          static_cast<int64_t>(their) - static_cast<int64_t>(sent_at + (now - sent_at) / 2);
+    }
     return;
   }
   if (m.kind == "refused") {
@@ -170,8 +182,9 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
     e.line = m.text("line");
     e.speedup = static_cast<int>(speedup);
   } else if (m.kind == "raise" && m.number("exp", kMaxExperiment, &e.experiment) &&
-             m.number("ns", kMaxDelayNs, &e.ns)) {
+             m.number("ns", kMaxDelayNs, &e.ns) && m.number("at", UINT64_MAX, &e.at_ns)) {
     e.kind = LinkEvent::Kind::kRaise;
+    e.at_ns = from_coordinator(e.at_ns);
   } else if (m.kind == "end" && m.number("exp", kMaxExperiment, &e.experiment)) {
     e.kind = LinkEvent::Kind::kEnd;
   } else {
@@ -214,10 +227,20 @@ void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
     }
     handle(m, events);
   }
+  if (joined() && platform::monotonic_ns() >= next_ping_ns_) {
+    ping();
+  }
   flush();
   if (state_ == State::kLost) {
     events->push_back(lost_event());
   }
+}
+
+void MemberLink::ping() {
+  // Often at first (the best of several round trips), then every few seconds as clocks drift.
+  uint64_t now = platform::monotonic_ns();
+  send(Message("ping").with("t", now));
+  next_ping_ns_ = now + (++pings_ < 10 ? 50000000 : 2000000000);
 }
 
 void MemberLink::forward_profile() {

@@ -41,8 +41,8 @@ class MemberLink : public Link {
   // Does the socket's work, waiting up to `wait_ms` for it; appends what arrived to `events`.
   void poll(int wait_ms, std::vector<LinkEvent>* events) override;
   void offer(const std::string& line) override { send(Message("offer").with("line", line)); }
-  void raise(uint64_t experiment, uint64_t ns) override {
-    send(Message("raise").with("exp", experiment).with("ns", ns));
+  void raise(uint64_t experiment, uint64_t ns, uint64_t at_ns) override {
+    send(Message("raise").with("exp", experiment).with("ns", ns).with("at", to_coordinator(at_ns)));
   }
   void ended(uint64_t experiment) override { send(Message("ended").with("exp", experiment)); }
   // Forwards what the local profile gained since the last call (whole lines only).
@@ -61,6 +61,11 @@ class MemberLink : public Link {
   void lose(const std::string& why);
   void handle(const Message& m, std::vector<LinkEvent>* events);
   void flush();
+  // Times between this host's monotonic clock and the coordinator's, by the offset the fastest
+  // ping measured (half its round trip is the error bound).
+  uint64_t to_coordinator(uint64_t ns) const { return ns + static_cast<uint64_t>(offset_ns_); }
+  uint64_t from_coordinator(uint64_t ns) const { return ns - static_cast<uint64_t>(offset_ns_); }
+  void ping();
 
   MemberSettings settings_;
   State state_ = State::kLost;
@@ -73,6 +78,10 @@ class MemberLink : public Link {
   size_t out_sent_ = 0;
   LineSplitter in_;
   std::string why_lost_;
+  int64_t offset_ns_ = 0;  // the coordinator's clock minus this host's
+  uint64_t best_rtt_ns_ = UINT64_MAX;
+  uint64_t next_ping_ns_ = 0;
+  int pings_ = 0;
 };
 
 }  // namespace coz::remote

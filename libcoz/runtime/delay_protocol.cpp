@@ -89,6 +89,9 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns) {
   if (!experiment_.ledger.active()) {
     return;  // no experiment
   }
+  if (t.member_wake_ns != 0) {
+    credit_relayed(t);
+  }
   uint64_t raised = 0;
   uint64_t owed = experiment_.ledger.advance(t.delays, faster, &raised, carry_ns);
   inserted(raised);

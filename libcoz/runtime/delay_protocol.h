@@ -150,6 +150,15 @@ class DelayProtocol {
   void inserted(uint64_t ns) {
     if (ns != 0) {
       env_.inserted(ns);
+      experiment_.last_raise_ns.store(env_.now_ns(), std::memory_order_relaxed);
+    }
+  }
+  // A thread another member woke (ThreadDelays::member_wake_ns): credited up to the highest
+  // total other members reached before it woke, however late that total arrived here.
+  void credit_relayed(ThreadDelays& t) {
+    uint64_t total = experiment_.relayed.total_by(experiment_.ledger.epoch(), t.member_wake_ns);
+    if (total != 0) {
+      experiment_.ledger.credit_to(t.delays, total);
     }
   }
 

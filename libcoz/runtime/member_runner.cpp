@@ -38,6 +38,7 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
           break;
         case remote::LinkEvent::Kind::kRaise:
           if (is_open_ && e.experiment == experiment) {
+            state_.relayed.add(state_.ledger.epoch(), e.ns, e.at_ns);  // before the word moves
             state_.ledger.raise_to(e.ns);
             sent_ns = e.ns > sent_ns ? e.ns : sent_ns;
           }
@@ -69,7 +70,7 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
     if (is_open_) {
       uint64_t total = state_.ledger.global_ns();
       if (total > sent_ns) {
-        link_->raise(experiment, total);
+        link_->raise(experiment, total, state_.last_raise_ns.load(std::memory_order_relaxed));
         sent_ns = total;
       }
     }

@@ -111,9 +111,10 @@ class Runtime {
     }
   }
   // In a run across programs: a wait on socket `fd` that data ended. Its sender is taken for a
-  // thread of another member, which paid what it owed as it ran (so its count is the run-wide
-  // total as this member sees it): credited up to that total, as a wait ended by a thread of this
-  // process is credited with the waker's count (coordinated.cpp).
+  // thread of another member, whose count is every raise the other members made before it sent:
+  // the thread is credited with those, as a wait ended by a thread of this process is credited
+  // with the waker's count, including raises that reach this member only later
+  // (DelayProtocol::credit_relayed).
   void woken_by_member(ThreadState& t, int fd, uint64_t waited_ns);
   ThreadLife& threads() { return life_; }
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own. Locks and

@@ -5,6 +5,7 @@
 
 #include "coordinator/run_records.h"
 #include "experiment/delay_ledger.h"
+#include "experiment/relayed_raises.h"
 #include "remote/message.h"
 
 namespace coz {
@@ -138,6 +139,24 @@ TEST(RemoteLedger, AnotherMembersTotalIsOwedByEveryThread) {
   EXPECT_EQ(ledger.owed(sampled), 7000u);
   ledger.end();
   EXPECT_EQ(ledger.raise_to(50000), 0u);  // no experiment: nothing to raise
+}
+
+TEST(RelayedRaises, ATotalCountsOnlyForWakesAfterItsSamples) {
+  RelayedRaises raises;
+  EXPECT_EQ(raises.total_by(1, 1000), 0u);
+  raises.add(1, 500, 100);   // raised to 500 ns by samples at t=100
+  raises.add(1, 900, 300);   // to 900 ns at t=300
+  raises.add(2, 7000, 200);  // another experiment's
+  EXPECT_EQ(raises.total_by(1, 99), 0u);
+  EXPECT_EQ(raises.total_by(1, 100), 500u);
+  EXPECT_EQ(raises.total_by(1, 299), 500u);
+  EXPECT_EQ(raises.total_by(1, 5000), 900u);
+  EXPECT_EQ(raises.total_by(2, 5000), 7000u);
+  for (uint64_t i = 0; i < 2 * RelayedRaises::kSlots; i++) {  // the oldest are written over
+    raises.add(3, 10 + i, 1000 + i);
+  }
+  EXPECT_EQ(raises.total_by(1, 5000), 0u);
+  EXPECT_EQ(raises.total_by(3, 1000 + 2 * RelayedRaises::kSlots), 9 + 2 * RelayedRaises::kSlots);
 }
 
 }  // namespace
