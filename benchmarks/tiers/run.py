@@ -355,8 +355,8 @@ def native_effects(binary, case, rtt_ms, opts, works):
     return effects, [b for b in base if b]
 
 
-def case_label(case, rtt_ms):
-    return CASES[case][0] + (f", rtt {rtt_ms:g} ms" if rtt_ms else "")
+def case_label(case, rtt_ms, credit=True):
+    return CASES[case][0] + (f", rtt {rtt_ms:g} ms" if rtt_ms else "") + ("" if credit else ", no credit")
 
 
 def print_native(results, lines, opts):
@@ -438,7 +438,7 @@ class Unavailable(Exception):
     pass
 
 
-def profiled_rep(coz, binary, case, rtt_ms, opts, works, profile):
+def profiled_rep(coz, binary, case, rtt_ms, opts, works, profile, credit=True):
     """One repetition under the coordinator; raises Unavailable when the build lacks it."""
     port = free_port()
     address = f"127.0.0.1:{port}"
@@ -466,7 +466,10 @@ def profiled_rep(coz, binary, case, rtt_ms, opts, works, profile):
             time.sleep(0.02)
 
         def prefix(tier):
-            return [coz, "run", "--coordinator", address, "-o", os.path.join(WORK, f"{tier}.coz"), "---"]
+            # COZ_MEMBER_CREDIT=0: socket waits earn no credit from other members (to measure it).
+            env = [] if credit else ["env", "COZ_MEMBER_CREDIT=0"]
+            return env + [coz, "run", "--coordinator", address, "-o", os.path.join(WORK, f"{tier}.coz"),
+                          "---"]
 
         chain = Chain(binary, CASES[case][1], works, rtt_ms, int(opts.seconds * 1000), prefix)
         n = chain.finish(opts.seconds + 300)
@@ -520,10 +523,14 @@ def predicted_at(series, s):
     interval (how = "fit"). None when the series has no predictions."""
     preds = [(p["line_speedup"], p["program_speedup"]) for p in series.get("predicted", [])
              if p.get("program_speedup", {}).get("value") is not None]
+    pct = lambda v: None if v is None else 100 * v  # noqa: E731
     for x, est in preds:
         if abs(x - s) < 1e-9:
-            pct = lambda v: None if v is None else 100 * v  # noqa: E731
             return pct(est["value"]), pct(est.get("low")), pct(est.get("high")), "predicted"
+    # Not a predicted speedup (75%): the curve's point measured at S, with its interval.
+    for p in series.get("curve", []):
+        if abs(p.get("line_speedup", -1) - s) < 1e-9 and p.get("program_speedup") is not None:
+            return pct(p["program_speedup"]), pct(p.get("low")), pct(p.get("high")), "measured"
     usable = sorted({x: est["value"] for x, est in preds if x > 0}.items(), key=lambda xy: abs(xy[0] - s))
     if len(usable) < 2:
         return None
@@ -539,14 +546,14 @@ def predicted_at(series, s):
 def print_comparison(results, predictions, lines, opts):
     print(f"\n(b) Predictions from one coordinated profile per case ({opts.reps} x {opts.seconds:g} s) "
           f"against the true effects of (a); percent; error = predicted - true, points")
-    width = max(len(case_label(c, r)) for c, r in predictions)
+    width = max(len(case_label(*key)) for key in predictions)
     print(f"{'case':{width}} {'line':12} {'S':>4} {'true %':>7} {'predicted %':>11} {'[low, high]':>17} "
           f"{'error':>6}")
     used_fit = False
     for key, preds in predictions.items():
-        case, rtt_ms = key
-        label = case_label(case, rtt_ms)
-        effects = results.get(key, ({}, []))[0]
+        case, rtt_ms, credit = key
+        label = case_label(case, rtt_ms, credit)
+        effects = results.get((case, rtt_ms), ({}, []))[0]
         errors = []
         for tier in CASES[case][1]:
             for s in LEVELS:
@@ -580,6 +587,7 @@ def print_comparison(results, predictions, lines, opts):
         else:
             print(f"{label}: no prediction to compare")
     print("'-': the report has no series (or no predictions) for the line at that point")
+    print("a 75% row without (fit) is the curve's point measured at 75%, with its interval")
     if used_fit:
         print("(fit): the report predicts at 10/25/50/100% only; the value is its fitted curve "
               "y = a x + b x^2 (recovered from two of its predictions) at S, with no interval")
@@ -593,9 +601,13 @@ def parse_args():
     ap.add_argument("--cases", default="two,three", help="two, three or both (default two,three)")
     ap.add_argument("--rtt-ms", default="0",
                     help="comma-separated round-trip times added by proxies between programs (default 0)")
-    ap.add_argument("--front-work", type=float, default=30, help="front's units per request (default 30)")
-    ap.add_argument("--middle-work", type=float, default=20, help="middle's units per request (default 20)")
-    ap.add_argument("--back-work", type=float, default=50, help="back's units per request (default 50)")
+    # About 1 ms a request: the wake-up of a process on the other core (tens of microseconds, and
+    # varying by run) stays small against it, so the true effects are stable.
+    ap.add_argument("--front-work", type=float, default=300, help="front's units per request (default 300)")
+    ap.add_argument("--middle-work", type=float, default=200, help="middle's units per request (default 200)")
+    ap.add_argument("--back-work", type=float, default=500, help="back's units per request (default 500)")
+    ap.add_argument("--credit", default="on",
+                    help="profile with socket-wait credit on, off, or on,off (default on)")
     ap.add_argument("--native-ms", type=int, default=4000, help="length of a native run, ms (default 4000)")
     ap.add_argument("--native-runs", type=int, default=5,
                     help="native repetitions of every configuration, interleaved (default 5)")
@@ -607,6 +619,9 @@ def parse_args():
     ap.add_argument("--skip-profiled", action="store_true", help="no profiled runs")
     opts = ap.parse_args()
     opts.cases = [c.strip() for c in opts.cases.split(",") if c.strip()]
+    opts.credits = [c.strip() == "on" for c in opts.credit.split(",") if c.strip() in ("on", "off")]
+    if not opts.credits:
+        ap.error("--credit: want on, off or on,off")
     for c in opts.cases:
         if c not in CASES:
             ap.error(f"unknown case {c!r}: want two or three")
@@ -647,15 +662,16 @@ def main():
     predictions = {}
     if not opts.skip_profiled and not unavailable:
         try:
-            for case, rtt_ms in keys:
-                profile = os.path.join(WORK, f"p-{case}" + (f"-rtt{rtt_ms:g}" if rtt_ms else "") + ".coz")
+            for case, rtt_ms, credit in [k + (c,) for k in keys for c in opts.credits]:
+                profile = os.path.join(WORK, f"p-{case}" + (f"-rtt{rtt_ms:g}" if rtt_ms else "") +
+                                       ("" if credit else "-nocredit") + ".coz")
                 for path in [profile] + [os.path.join(WORK, f"{t}.coz") for t in CASES[case][1]]:
                     if os.path.exists(path):
                         os.remove(path)
                 for rep in range(opts.reps):
                     log(f"profiled {case_label(case, rtt_ms)}: repetition {rep + 1}/{opts.reps} "
                         f"({opts.seconds:g} s)")
-                    profiled_rep(opts.coz, binary, case, rtt_ms, opts, works, profile)
+                    profiled_rep(opts.coz, binary, case, rtt_ms, opts, works, profile, credit)
                 preds = {}
                 if os.path.exists(profile):
                     doc, series = report_series(opts.coz, profile)
@@ -667,7 +683,7 @@ def main():
                             preds[(tier, s)] = predicted_at(found, s) if found else None
                 else:
                     log(f"  no profile written to {profile}")
-                predictions[(case, rtt_ms)] = preds
+                predictions[(case, rtt_ms, credit)] = preds
         except Unavailable as e:
             unavailable = str(e)
             predictions = {}

@@ -2,9 +2,6 @@
 #include "coordinator/coordinator.h"
 
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "coordinator/listener.h"
 #include "coordinator/member.h"
 #include "coordinator/run_records.h"
 #include "experiment/scheduler.h"
@@ -50,11 +48,21 @@ class Coordinator {
   void on_message(Member& m, const Message& msg);
   void on_hello(Member& m, const Message& msg);
   void on_record(Member& m, const std::string& line);
+  bool adopt_run_options(Member& m, const remote::Message& hello);
   void advance();
   void begin(const std::string& line);
   void end_experiment();
   void write(const std::string& text);
   size_t joined() const;
+  // How long the loop may sleep: until the phase's deadline, at most 10 ms (messages wake it).
+  int wait_ms() const {
+    uint64_t now = now_ns();
+    if (phase_ == Phase::kChoosing || phase_until_ns_ <= now) {
+      return phase_ == Phase::kChoosing ? 10 : 0;
+    }
+    uint64_t left = (phase_until_ns_ - now + 999999) / 1000000;
+    return static_cast<int>(left < 10 ? left : 10);
+  }
   void broadcast(const Message& msg, const Member* except = nullptr);
 
   Settings settings_;
@@ -126,6 +134,9 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
     return;
   }
   msg.number("pid", 1u << 31, &pid);
+  if (!adopt_run_options(m, msg)) {
+    return;
+  }
   m.joined = true;
   m.host = msg.text("host");
   m.name = msg.text("program") + "@" + m.host;
@@ -138,6 +149,35 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
   if (phase_ == Phase::kChoosing && settings_.fixed_line.empty()) {
     m.send(Message("want"));
   }
+}
+
+// A member's --fixed-line and --fixed-speedup hold run-wide: the first member to give one sets it
+// (unless the coordinator was given it); a member whose differs from the run's is refused.
+bool Coordinator::adopt_run_options(Member& m, const Message& hello) {
+  std::string line = hello.text("fixed-line");
+  uint64_t speedup = 0;
+  bool has_speedup = hello.number("fixed-speedup", 100, &speedup);
+  if (!line.empty() && !settings_.fixed_line.empty() && line != settings_.fixed_line) {
+    m.refuse("its --fixed-line " + line + " is not the run's " + settings_.fixed_line);
+    return false;
+  }
+  if (has_speedup && settings_.fixed_speedup >= 0 &&
+      static_cast<int>(speedup) != settings_.fixed_speedup) {
+    m.refuse("its --fixed-speedup " + std::to_string(speedup) + " is not the run's " +
+             std::to_string(settings_.fixed_speedup));
+    return false;
+  }
+  if (!line.empty() && settings_.fixed_line.empty()) {
+    settings_.fixed_line = line;
+    fprintf(stderr, "coz coordinate: --fixed-line %s, from %s, for the whole run\n", line.c_str(),
+            m.peer.c_str());
+  }
+  if (has_speedup && settings_.fixed_speedup < 0) {
+    settings_.fixed_speedup = static_cast<int>(speedup);
+    fprintf(stderr, "coz coordinate: --fixed-speedup %d, from %s, for the whole run\n",
+            settings_.fixed_speedup, m.peer.c_str());
+  }
+  return true;
 }
 
 void Coordinator::on_record(Member& m, const std::string& line) {
@@ -277,57 +317,12 @@ void Coordinator::advance() {
 }
 
 bool Coordinator::open_socket(std::string* why) {
-  const std::string& address = settings_.listen;
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    *why = "--listen " + address + " is not HOST:PORT (for example 127.0.0.1:7000)";
+  std::string host;
+  uint16_t chosen = 0;
+  listen_fd_ = listen_on(settings_.listen, !settings_.secret.empty(), &host, &chosen, why);
+  if (listen_fd_ < 0) {
     return false;
   }
-  std::string host = address.substr(0, colon), port = address.substr(colon + 1);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  addrinfo hints = {};
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &found) != 0 || !found) {
-    *why = "--listen " + address + ": no such address or port";
-    return false;
-  }
-  bool loopback =
-      (found->ai_family == AF_INET &&
-       (ntohl(reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr.s_addr) >> 24) == 127) ||
-      (found->ai_family == AF_INET6 &&
-       IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr));
-  if (!loopback && settings_.secret.empty()) {
-    freeaddrinfo(found);
-    *why = "listening on " + address +
-           " lets other hosts join: give the run a shared secret (COZ_SECRET, or --secret-file "
-           "FILE), the same on every member";
-    return false;
-  }
-  int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int one = 1;
-  if (fd >= 0) {
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  }
-  bool ok = fd >= 0 && bind(fd, found->ai_addr, found->ai_addrlen) == 0 && listen(fd, 64) == 0;
-  freeaddrinfo(found);
-  if (!ok) {
-    *why = "cannot listen on " + address + " (" + strerror(errno) + ")";
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    return false;
-  }
-  listen_fd_ = fd;
-  sockaddr_storage bound = {};
-  socklen_t len = sizeof bound;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
-  uint16_t chosen =
-      ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                        : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   fprintf(stderr, "coz coordinate: listening on %s:%u; writing %s\n", host.c_str(), chosen,
           settings_.output.c_str());
   if (!settings_.port_file.empty()) {
@@ -343,19 +338,10 @@ bool Coordinator::open_socket(std::string* why) {
 }
 
 void Coordinator::accept_member() {
-  sockaddr_storage from = {};
-  socklen_t len = sizeof from;
-  int fd =
-      accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-  if (fd < 0) {
+  std::unique_ptr<Member> m = accept_one(listen_fd_);
+  if (!m) {
     return;
   }
-  char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
-  getnameinfo(reinterpret_cast<sockaddr*>(&from), len, host, sizeof host, port, sizeof port,
-              NI_NUMERICHOST | NI_NUMERICSERV);
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  auto m = std::make_unique<Member>(fd, std::string(host) + ":" + port);
   if (members_.size() >= 2 * kMaxMembers) {
     m->refuse("too many connections");
     return;
@@ -388,7 +374,7 @@ int Coordinator::run(const std::atomic<bool>& stop) {
     for (const auto& m : members_) {
       fds.push_back({m->fd, static_cast<short>(POLLIN | (m->wants_to_send() ? POLLOUT : 0)), 0});
     }
-    poll(fds.data(), fds.size(), 1);
+    poll(fds.data(), fds.size(), wait_ms());
     if (fds[0].revents & POLLIN) {
       accept_member();
     }

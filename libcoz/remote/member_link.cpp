@@ -146,12 +146,19 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
     if (!settings_.secret.empty()) {
       hello.with("proof", hmac_sha256_hex(settings_.secret, m.text("nonce")));
     }
+    if (!settings_.fixed_line.empty()) {
+      hello.with("fixed-line", settings_.fixed_line);
+    }
+    if (settings_.fixed_speedup >= 0) {
+      hello.with("fixed-speedup", static_cast<uint64_t>(settings_.fixed_speedup));
+    }
     state_ = State::kChallenged;
     send(hello);
     return;
   }
   if (m.kind == "welcome" && state_ == State::kChallenged) {
     state_ = State::kJoined;
+    ever_joined_ = true;
     ping();
     return;
   }
@@ -204,8 +211,14 @@ void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
     events->push_back(lost_event());
     return;
   }
-  pollfd p = {fd, static_cast<short>(POLLIN | (out_.size() > out_sent_ ? POLLOUT : 0)), 0};
-  if (real().poll(&p, 1, wait_ms) > 0) {
+  pollfd fds[2] = {{fd, static_cast<short>(POLLIN | (out_.size() > out_sent_ ? POLLOUT : 0)), 0},
+                   {wake_fd_, POLLIN, 0}};
+  if (real().poll(fds, wake_fd_ >= 0 ? 2 : 1, wait_ms) > 0) {
+    uint64_t raises;
+    if (fds[1].revents & POLLIN) {
+      ssize_t ignored = real().read(wake_fd_, &raises, sizeof raises);
+      (void)ignored;
+    }
     char buf[16384];
     ssize_t n;
     while ((n = real().recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) {
@@ -269,6 +282,9 @@ void MemberLink::forward_profile() {
 }
 
 void MemberLink::finish(int ms) {
+  if (!ever_joined_) {
+    ms = 0;  // nothing of this program's reached the coordinator: no goodbye to wait for
+  }
   forward_profile();
   send(Message("bye"));
   uint64_t deadline = platform::monotonic_ns() + static_cast<uint64_t>(ms) * 1000000;

@@ -29,6 +29,9 @@ struct MemberSettings {
   std::string program;
   uint64_t pid = 0;
   std::string profile;  // the local profile, forwarded from its size at start()
+  // The member's own --fixed-line and --fixed-speedup (empty, -1: none): run-wide options.
+  std::string fixed_line;
+  int fixed_speedup = -1;
 };
 
 class MemberLink : public Link {
@@ -38,6 +41,8 @@ class MemberLink : public Link {
 
   // Begins connecting. False, with `why`, when the address cannot be used at all.
   bool start(const MemberSettings& settings, std::string* why);
+  // An eventfd poll() also waits on (a raise of this member's total), drained when it fires.
+  void also_wake_on(int fd) { wake_fd_ = fd; }
   // Does the socket's work, waiting up to `wait_ms` for it; appends what arrived to `events`.
   void poll(int wait_ms, std::vector<LinkEvent>* events) override;
   void offer(const std::string& line) override { send(Message("offer").with("line", line)); }
@@ -52,6 +57,7 @@ class MemberLink : public Link {
   void finish(int ms);
 
   bool joined() const { return state_ == State::kJoined; }
+  bool ever_joined() const { return ever_joined_; }
   bool lost() const { return state_ == State::kLost; }
   const std::string& why_lost() const override { return why_lost_; }
 
@@ -82,6 +88,8 @@ class MemberLink : public Link {
   uint64_t best_rtt_ns_ = UINT64_MAX;
   uint64_t next_ping_ns_ = 0;
   int pings_ = 0;
+  int wake_fd_ = -1;
+  bool ever_joined_ = false;
 };
 
 }  // namespace coz::remote

@@ -1,11 +1,13 @@
 // The root of a member of a run across programs joins the coordinator (docs/across-hosts.md):
 // its runner then follows the coordinator's experiments (runtime/member_runner.cpp).
 #include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
+#include "own_fds.h"
 #include "platform.h"
 #include "runtime/runtime.h"
 
@@ -45,6 +47,8 @@ void Runtime::join_coordinator() {
   member.program = platform::program_name();
   member.pid = static_cast<uint64_t>(getpid());
   member.profile = config_.output;
+  member.fixed_line = config_.fixed_line;
+  member.fixed_speedup = config_.fixed_speedup;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   member.host = host;
@@ -52,7 +56,15 @@ void Runtime::join_coordinator() {
   link_ = std::make_unique<remote::MemberLink>();
   if (!read_secret(config_.secret_file, &member.secret, &why) || !link_->start(member, &why)) {
     // The program runs as it would, sampled, with no experiments.
+    link_trouble_ = why;
     reporter_.say("warning: " + why + "; this program runs without experiments", true);
+  }
+  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake >= 0) {
+    raise_wake_.store(own_fds::move_high(wake));
+    own_fds::adopt(&raise_wake_);
+    link_->also_wake_on(raise_wake_.load());
+    delays_.wake_on_raise(raise_wake_.load());
   }
   runner_->follow_coordinator(
       link_.get(),
@@ -65,6 +77,7 @@ void Runtime::join_coordinator() {
         return line ? line->key : SourceLine::key_of(file, number);
       },
       [this](const std::string& lost) {
+        link_trouble_ = lost;
         reporter_.say("warning: " + lost + "; this program's experiments end and it runs on", true);
       });
 }

@@ -22,7 +22,9 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
   std::vector<remote::LinkEvent> events;
   while (!wait(lost ? 10000000 : 0) && !async_stop_.load(std::memory_order_acquire)) {
     events.clear();
-    link_->poll(1, &events);  // at most 1 ms: raises go out within a millisecond
+    // Woken by the coordinator, by a raise of this member's total (sent on at once), or after
+    // 10 ms (1 ms while latency points integrate requests in flight).
+    link_->poll(is_open_ && points_.any_latency() ? 1 : 10, &events);
     for (const remote::LinkEvent& e : events) {
       switch (e.kind) {
         case remote::LinkEvent::Kind::kWant:

@@ -207,6 +207,11 @@ void Runtime::finish_shutdown() {
   writer_.close();
   if (link_) {
     link_->finish(1000);  // the profile's last records, then goodbye
+    if (link_trouble_.empty() && !link_->ever_joined()) {  // it ended before the link could tell
+      reporter_.say("warning: cannot reach the coordinator at " + config_.coordinator +
+                        "; this program's records are only in " + config_.output,
+                    true);
+    }
   }
   if (root()) {
     say_what_no_process_had();

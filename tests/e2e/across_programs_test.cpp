@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include "e2e/profile_helpers.h"
@@ -159,6 +160,64 @@ TEST(AcrossPrograms, AHostileMessageIsRefusedAndTheRunGoesOn) {
   EXPECT_NE(r.coordinator.err.find("refused"), std::string::npos) << r.coordinator.err;
   EXPECT_EQ(r.front.status, 0) << r.front.err;
   EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty());
+}
+
+TEST(AcrossPrograms, AMemberThatNeverConnectsRunsItsProgramAsNative) {
+  TempDir dir;
+  int port = 0;
+  {  // a port nobody listens on
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in at = {};
+    at.sin_family = AF_INET;
+    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof at;
+    bind(fd, reinterpret_cast<sockaddr*>(&at), sizeof at);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&at), &len);
+    port = ntohs(at.sin_port);
+    close(fd);
+  }
+  ProcessResult native = run_process({fixture("exit_status"), "3"}, "some input\n");
+  ProcessResult r =
+      run_process({COZ_TEST_CLI, "run", "--coordinator", "127.0.0.1:" + std::to_string(port), "-o",
+                   dir.file("m.coz"), "---", fixture("exit_status"), "3"},
+                  "some input\n");
+  EXPECT_EQ(r.status, native.status) << r.err;
+  EXPECT_EQ(r.out, native.out);
+  size_t said = r.err.find("cannot reach the coordinator");
+  EXPECT_NE(said, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("cannot reach the coordinator", said + 1), std::string::npos) << r.err;
+}
+
+TEST(AcrossPrograms, AMemberKilledLeavesTheRunGoing) {
+  // A third member (a back end nobody calls) is killed mid-run; the pair goes on, and the run's
+  // profile has experiments after it.
+  TempDir dir;
+  std::thread third([&] {
+    std::string address = "127.0.0.1:" + wait_for_file(dir.file("port"));
+    ProcessResult r =
+        run_process({COZ_TEST_CLI, "run", "--coordinator", address, "-o", dir.file("third.coz"),
+                     "---", fixture("tiers"), "back", dir.file("unused"), "30"});
+    EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+  });
+  std::thread killer([&] {
+    wait_for_file(dir.file("unused"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    run_process({"pkill", "-KILL", "-f", "tiers back " + dir.file("unused")});
+  });
+  TwoTiers r = run_two_tiers(dir, {"--experiment-length", "100ms"}, "3000");
+  killer.join();
+  third.join();
+  EXPECT_EQ(r.coordinator.status, 0) << r.coordinator.err;
+  EXPECT_EQ(r.front.status, 0) << r.front.err;
+  EXPECT_EQ(r.back.status, 0) << r.back.err;
+  EXPECT_NE(r.coordinator.err.find("left"), std::string::npos) << r.coordinator.err;
+  std::vector<Record> processes = records_of(dir.file("p.coz"), RecordKind::kProcess);
+  EXPECT_EQ(processes.size(), 3u);
+  uint64_t last_start = 0;
+  for (const Record& e : records_of(dir.file("p.coz"), RecordKind::kExperiment)) {
+    last_start = std::max(last_start, e.u64("start"));
+  }
+  EXPECT_GT(last_start, 2000000000u) << "experiments went on after the kill";
 }
 
 TEST(AcrossPrograms, ListeningBeyondLoopbackNeedsASecret) {
