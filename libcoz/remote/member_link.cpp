@@ -211,14 +211,8 @@ void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
     events->push_back(lost_event());
     return;
   }
-  pollfd fds[2] = {{fd, static_cast<short>(POLLIN | (out_.size() > out_sent_ ? POLLOUT : 0)), 0},
-                   {wake_fd_, POLLIN, 0}};
-  if (real().poll(fds, wake_fd_ >= 0 ? 2 : 1, wait_ms) > 0) {
-    uint64_t raises;
-    if (fds[1].revents & POLLIN) {
-      ssize_t ignored = real().read(wake_fd_, &raises, sizeof raises);
-      (void)ignored;
-    }
+  pollfd p = {fd, static_cast<short>(POLLIN | (out_.size() > out_sent_ ? POLLOUT : 0)), 0};
+  if (real().poll(&p, 1, wait_ms) > 0) {
     char buf[16384];
     ssize_t n;
     while ((n = real().recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) {

@@ -41,8 +41,6 @@ class MemberLink : public Link {
 
   // Begins connecting. False, with `why`, when the address cannot be used at all.
   bool start(const MemberSettings& settings, std::string* why);
-  // An eventfd poll() also waits on (a raise of this member's total), drained when it fires.
-  void also_wake_on(int fd) { wake_fd_ = fd; }
   // Does the socket's work, waiting up to `wait_ms` for it; appends what arrived to `events`.
   void poll(int wait_ms, std::vector<LinkEvent>* events) override;
   void offer(const std::string& line) override { send(Message("offer").with("line", line)); }
@@ -88,7 +86,6 @@ class MemberLink : public Link {
   uint64_t best_rtt_ns_ = UINT64_MAX;
   uint64_t next_ping_ns_ = 0;
   int pings_ = 0;
-  int wake_fd_ = -1;
   bool ever_joined_ = false;
 };
 

@@ -1,13 +1,11 @@
 // The root of a member of a run across programs joins the coordinator (docs/across-hosts.md):
 // its runner then follows the coordinator's experiments (runtime/member_runner.cpp).
 #include <fcntl.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
-#include "own_fds.h"
 #include "platform.h"
 #include "runtime/runtime.h"
 
@@ -58,13 +56,6 @@ void Runtime::join_coordinator() {
     // The program runs as it would, sampled, with no experiments.
     link_trouble_ = why;
     reporter_.say("warning: " + why + "; this program runs without experiments", true);
-  }
-  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake >= 0) {
-    raise_wake_.store(own_fds::move_high(wake));
-    own_fds::adopt(&raise_wake_);
-    link_->also_wake_on(raise_wake_.load());
-    delays_.wake_on_raise(raise_wake_.load());
   }
   runner_->follow_coordinator(
       link_.get(),

@@ -37,9 +37,6 @@
 // inside another hook does nothing. Async-signal-safe, given an environment whose calls are.
 #pragma once
 
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdint>
 
@@ -114,9 +111,6 @@ class DelayProtocol {
   void add_arrival_counter(ThreadState& t, ArrivalCounter* counter);
 
   uint64_t paused_ns() const { return paused_ns_.load(std::memory_order_relaxed); }
-  // A member of a run across programs: each raise of the total by a thread of this process is
-  // also told to `fd` (an eventfd its profiler thread waits on). Set before any thread settles.
-  void wake_on_raise(int fd) { raise_wake_fd_ = fd; }
 
  private:
   // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes
@@ -157,11 +151,6 @@ class DelayProtocol {
     if (ns != 0) {
       env_.inserted(ns);
       experiment_.last_raise_ns.store(env_.now_ns(), std::memory_order_relaxed);
-      if (raise_wake_fd_ >= 0) {  // a member's profiler thread sends it on at once
-        uint64_t one = 1;
-        long ignored = syscall(SYS_write, raise_wake_fd_, &one, sizeof one);
-        (void)ignored;
-      }
     }
   }
   // A thread another member woke (ThreadDelays::member_wake_ns): credited up to the highest
@@ -178,7 +167,6 @@ class DelayProtocol {
   const AmplifySettings& amplify_;
   DelayEnvironment& env_;
   std::atomic<uint64_t> paused_ns_{0};
-  int raise_wake_fd_ = -1;
   std::atomic<int64_t> overshoot_ns_{0};  // learnt nanosleep overshoot (moving average)
 };
 
