@@ -42,9 +42,11 @@ struct RunExperiment {
 };
 
 // The experiment block (lines, each ending in a newline) for the profile: the coordinator's
-// line and speedup; points added up by name over the members; the time (elapsed and inserted)
-// of the member whose points saw the most visits, whose clock measured them, or the
-// coordinator's own when no member has points; selected-line samples summed.
+// line and speedup; points added up by name over the members; the elapsed time of the member
+// whose points saw the most visits, whose clock measured them (the coordinator's own when no
+// member has points); the delays inserted, the highest total any member ended with (the run's
+// total: each member's record has all its own raises, which reach the others late);
+// selected-line samples summed.
 std::string merge_experiment(const RunExperiment& run, const std::vector<MemberExperiment>& members,
                              uint64_t* visits);
 

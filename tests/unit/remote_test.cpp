@@ -93,7 +93,7 @@ TEST(RunRecords, AnExperimentIsMergedFromItsMembers) {
   run.run_id = 5;
   std::vector<coordinator::MemberExperiment> members = {
       {"experiment\tselected=back.c:62\tspeedup=0.50\tduration=1\tselected-samples=30\t"
-       "elapsed=510\tdelay-size=500000\tinserted=15000000",
+       "elapsed=510\tdelay-size=500000\tinserted=17000000",
        {}},
       {"experiment\tselected=back.c:62\tspeedup=0.50\tduration=1\tselected-samples=2\t"
        "elapsed=500000000\tdelay-size=500000\tinserted=16000000",
@@ -105,11 +105,13 @@ TEST(RunRecords, AnExperimentIsMergedFromItsMembers) {
        {"throughput-point\tname=front.c:9\tdelta=10"}}};
   uint64_t visits = 0;
   std::string block = coordinator::merge_experiment(run, members, &visits);
-  // The time of the member whose points saw the most visits; points summed by name.
+  // The elapsed time of the member whose points saw the most visits, the highest delay total any
+  // member ended with (the back's own: its last raises had not reached the front); points summed
+  // by name.
   EXPECT_EQ(
       block,
-      "experiment\tselected=back.c:62\tspeedup=0.50\tduration=484000000\tselected-samples=32\t"
-      "elapsed=500000000\tdelays=32\tdelay-size=500000\tinserted=16000000\tstart=10\trun=5\n"
+      "experiment\tselected=back.c:62\tspeedup=0.50\tduration=483000000\tselected-samples=32\t"
+      "elapsed=500000000\tdelays=34\tdelay-size=500000\tinserted=17000000\tstart=10\trun=5\n"
       "throughput-point\tname=front.c:9\tdelta=1010\n"
       "latency-point\tname=req\tarrivals=4\tdepartures=3\tdifference=1\tin-flight-ns=7\n");
   EXPECT_EQ(visits, 1014u);
