@@ -8,7 +8,7 @@ crate as a binary: it only calls mini-redis's public client API, `Client::set`) 
 one after another for a time budget and marks each reply with the `coz` crate's progress point.
 The patch adds one line of known work to the server's SET handler (`Set::apply`, before the
 database update): a multiply chain of COZ_SPIN iterations (read once from the environment),
-marked COZ_SPIN_LINE.
+marked COZ_SPIN_LINE, in a function of its own (`coz_spin_work`, never inlined).
 
 True effect of speeding that line up by S: native runs with COZ_SPIN * (1 - S), paired with
 COZ_SPIN in the same repetition (interleaved, medians over --runs). Prediction: one coordinated
@@ -17,7 +17,8 @@ profile (`--fixed-line` on the spin line, as the real-program benchmark fixes it
 
 Usage: python3 benchmarks/tiers/mini_redis.py [--runs 5] [--seconds 60] [--spin N] [--coz PATH]
 Builds under benchmarks/tiers/work/mini-redis (git-ignored); needs cargo and crates.io.
-Coz 0.2.2 cannot profile across programs, so there is no peer column.
+Coz 0.2.2 cannot profile across programs, so there is no peer column. The server runs with one
+Tokio worker (TOKIO_WORKER_THREADS=1): see one_run.
 """
 import argparse
 import glob
@@ -71,10 +72,18 @@ pub fn coz_spin_iterations() -> u64 {
     static N: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *N.get_or_init(|| std::env::var("COZ_SPIN").ok().and_then(|v| v.parse().ok()).unwrap_or(0))
 }
+
+/// The known work: a dependent multiply chain, in a function of its own so that it keeps its
+/// line (inlined into Set::apply, its samples are credited to the handler's call site).
+#[inline(never)]
+pub fn coz_spin_work(n: u64) -> u64 {
+    let mut v: u64 = 1;
+    for i in 0..n { v = std::hint::black_box(v.wrapping_mul(2654435761).wrapping_add(i)); } // COZ_SPIN_LINE
+    v
+}
 '''
 
-SPIN_LINE = ("        let mut v: u64 = 1; for i in 0..crate::coz_spin_iterations() "
-             "{ v = v.wrapping_mul(2654435761).wrapping_add(i); } std::hint::black_box(v); // COZ_SPIN_LINE\n")
+SPIN_LINE = "        std::hint::black_box(crate::coz_spin_work(crate::coz_spin_iterations()));\n"
 
 
 def log(msg):
@@ -116,9 +125,8 @@ def prepare():
                     '[dependencies.coz]\nversion = "=0.1.3"\n\n[profile.release]\ndebug = true\n')
     run(["cargo", "build", "--release", "--quiet", "--bin", "mini-redis-server", "--bin", "set_loop"], cwd=src)
     out = os.path.join(src, "target", "release")
-    number = [i + 1 for i, l in enumerate(open(os.path.join(src, "src", "cmd", "set.rs")))
-              if "COZ_SPIN_LINE" in l][0]
-    return os.path.join(out, "mini-redis-server"), os.path.join(out, "set_loop"), f"set.rs:{number}"
+    number = [i + 1 for i, l in enumerate(open(os.path.join(src, "src", "lib.rs"))) if "COZ_SPIN_LINE" in l][0]
+    return os.path.join(out, "mini-redis-server"), os.path.join(out, "set_loop"), f"lib.rs:{number}"
 
 
 def free_port():
@@ -140,7 +148,10 @@ def wait_listening(port, proc, seconds=20):
 def one_run(server, client, spin, ms, wrap=lambda name: []):
     """Requests per second of one client run against a fresh server with COZ_SPIN=spin."""
     port = free_port()
-    env = dict(os.environ, COZ_SPIN=str(spin))
+    # One Tokio worker (TOKIO_WORKER_THREADS, Tokio's own setting): Rust's locks park threads with
+    # futex system calls, which the profiler does not see, so a second worker parked while the
+    # first ran the line would owe its delays when it next picked up a request.
+    env = dict(os.environ, COZ_SPIN=str(spin), TOKIO_WORKER_THREADS="1")
     srv = subprocess.Popen(wrap("server") + [server, "--port", str(port)], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -166,7 +177,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--native-ms", type=int, default=4000)
     ap.add_argument("--seconds", type=float, default=60)
-    ap.add_argument("--spin", type=int, default=200000, help="COZ_SPIN iterations per SET (default 200000)")
+    ap.add_argument("--spin", type=int, default=300000, help="COZ_SPIN iterations per SET (default 300000)")
     opts = ap.parse_args()
     server, client, line = prepare()
 

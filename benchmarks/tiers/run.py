@@ -438,13 +438,14 @@ class Unavailable(Exception):
     pass
 
 
-def profiled_rep(coz, binary, case, rtt_ms, opts, works, profile, credit=True):
+def profiled_rep(coz, binary, case, rtt_ms, opts, works, profile, credit=True, fixed=None):
     """One repetition under the coordinator; raises Unavailable when the build lacks it."""
     port = free_port()
     address = f"127.0.0.1:{port}"
     coord_err = os.path.join(WORK, "coordinator.err")
     with open(os.path.join(WORK, "coordinator.out"), "w") as out, open(coord_err, "w") as err:
-        coord = subprocess.Popen([coz, "coordinate", "--listen", address, "-o", profile], stdout=out,
+        coord = subprocess.Popen([coz, "coordinate", "--listen", address, "-o", profile] +
+                                 (["--fixed-line", fixed] if fixed else []), stdout=out,
                                  stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
 
     def coord_stderr():
@@ -529,7 +530,8 @@ def predicted_at(series, s):
             return pct(est["value"]), pct(est.get("low")), pct(est.get("high")), "predicted"
     # Not a predicted speedup (75%): the curve's point measured at S, with its interval.
     for p in series.get("curve", []):
-        if abs(p.get("line_speedup", -1) - s) < 1e-9 and p.get("program_speedup") is not None:
+        if (abs(p.get("line_speedup", -1) - s) < 1e-9 and p.get("program_speedup") is not None
+                and p.get("experiments", 0) >= 3):
             return pct(p["program_speedup"]), pct(p.get("low")), pct(p.get("high")), "measured"
     usable = sorted({x: est["value"] for x, est in preds if x > 0}.items(), key=lambda xy: abs(xy[0] - s))
     if len(usable) < 2:
@@ -587,7 +589,7 @@ def print_comparison(results, predictions, lines, opts):
         else:
             print(f"{label}: no prediction to compare")
     print("'-': the report has no series (or no predictions) for the line at that point")
-    print("a 75% row without (fit) is the curve's point measured at 75%, with its interval")
+    print("a 75% row without (fit) is the curve's point measured at 75% (3 experiments or more), with its interval")
     if used_fit:
         print("(fit): the report predicts at 10/25/50/100% only; the value is its fitted curve "
               "y = a x + b x^2 (recovered from two of its predictions) at S, with no interval")
@@ -606,6 +608,9 @@ def parse_args():
     ap.add_argument("--front-work", type=float, default=300, help="front's units per request (default 300)")
     ap.add_argument("--middle-work", type=float, default=200, help="middle's units per request (default 200)")
     ap.add_argument("--back-work", type=float, default=500, help="back's units per request (default 500)")
+    ap.add_argument("--all-lines", action="store_true",
+                    help="one profile per case over whatever lines the run offers (default: one per "
+                         "marked line, with --fixed-line, as the real-program benchmark fixes its line)")
     ap.add_argument("--credit", default="on",
                     help="profile with socket-wait credit on, off, or on,off (default on)")
     ap.add_argument("--native-ms", type=int, default=4000, help="length of a native run, ms (default 4000)")
@@ -668,21 +673,28 @@ def main():
                 for path in [profile] + [os.path.join(WORK, f"{t}.coz") for t in CASES[case][1]]:
                     if os.path.exists(path):
                         os.remove(path)
-                for rep in range(opts.reps):
-                    log(f"profiled {case_label(case, rtt_ms)}: repetition {rep + 1}/{opts.reps} "
-                        f"({opts.seconds:g} s)")
-                    profiled_rep(opts.coz, binary, case, rtt_ms, opts, works, profile, credit)
                 preds = {}
-                if os.path.exists(profile):
-                    doc, series = report_series(opts.coz, profile)
+                # One profile over every line, or one per marked line (--fixed-line).
+                targets = [None] if opts.all_lines else CASES[case][1]
+                for target in targets:
+                    path = profile if target is None else profile[:-4] + f"-{target}.coz"
+                    if os.path.exists(path):
+                        os.remove(path)
+                    fixed = None if target is None else f"tiers.c:{lines[target]}"
+                    for rep in range(opts.reps):
+                        log(f"profiled {case_label(case, rtt_ms, credit)}" + (f", {fixed}" if fixed else "") +
+                            f": repetition {rep + 1}/{opts.reps} ({opts.seconds:g} s)")
+                        profiled_rep(opts.coz, binary, case, rtt_ms, opts, works, path, credit, fixed)
+                    if not os.path.exists(path):
+                        log(f"  no profile written to {path}")
+                        continue
+                    doc, series = report_series(opts.coz, path)
                     if doc and doc.get("diagnosis"):
                         log(f"  report: {doc['diagnosis'].get('code')}: {doc['diagnosis'].get('message')}")
-                    for tier in CASES[case][1]:
+                    for tier in CASES[case][1] if target is None else [target]:
                         found = find_series(series, lines[tier])
                         for s in LEVELS:
                             preds[(tier, s)] = predicted_at(found, s) if found else None
-                else:
-                    log(f"  no profile written to {profile}")
                 predictions[(case, rtt_ms, credit)] = preds
         except Unavailable as e:
             unavailable = str(e)

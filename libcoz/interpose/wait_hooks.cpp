@@ -41,6 +41,13 @@ auto first_ready(const struct pollfd* fds, nfds_t n) {
     return hooks_api::WaitFor{};
   };
 }
+// An epoll_wait or select that returned ready descriptors (it does not say which woke it).
+hooks_api::WaitFor any_ready(int rc) {
+  hooks_api::WaitFor w;
+  w.ready = rc > 0;
+  return w;
+}
+
 }  // namespace
 
 COZ_EXPORT ssize_t read(int fd, void* buf, size_t n) {
@@ -151,18 +158,19 @@ COZ_EXPORT int __ppoll_chk(struct pollfd* fds, nfds_t n, const struct timespec* 
                [=] { return real().__ppoll_chk(fds, n, timeout, mask, size); });
 }
 COZ_EXPORT int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
-  return timed(COZ_CALLER, [=] { return real().select(n, r, w, e, timeout); });
+  return timed(COZ_CALLER, any_ready, [=] { return real().select(n, r, w, e, timeout); });
 }
 COZ_EXPORT int pselect(int n, fd_set* r, fd_set* w, fd_set* e, const struct timespec* timeout,
                        const sigset_t* mask) {
-  return timed(COZ_CALLER, [=] { return real().pselect(n, r, w, e, timeout, mask); });
+  return timed(COZ_CALLER, any_ready, [=] { return real().pselect(n, r, w, e, timeout, mask); });
 }
 COZ_EXPORT int epoll_wait(int ep, struct epoll_event* events, int max, int timeout) {
-  return timed(COZ_CALLER, [=] { return real().epoll_wait(ep, events, max, timeout); });
+  return timed(COZ_CALLER, any_ready, [=] { return real().epoll_wait(ep, events, max, timeout); });
 }
 COZ_EXPORT int epoll_pwait(int ep, struct epoll_event* events, int max, int timeout,
                            const sigset_t* mask) {
-  return timed(COZ_CALLER, [=] { return real().epoll_pwait(ep, events, max, timeout, mask); });
+  return timed(COZ_CALLER, any_ready,
+               [=] { return real().epoll_pwait(ep, events, max, timeout, mask); });
 }
 
 COZ_EXPORT int fsync(int fd) {

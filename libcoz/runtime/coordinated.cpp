@@ -75,7 +75,9 @@ void Runtime::join_coordinator() {
 
 void Runtime::woken_by_member(ThreadState& t, int fd, uint64_t waited_ns) {
   struct stat st;
-  if (member_credit_ && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) {
+  // fd < 0: an epoll_wait or select that returned ready descriptors, which it does not name
+  // (epoll's events carry the program's own data): taken for a socket too.
+  if (member_credit_ && (fd < 0 || (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)))) {
     (void)waited_ns;
     t.member_wake_ns = platform::monotonic_ns();  // credited as it settles, next
   }

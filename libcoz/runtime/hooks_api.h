@@ -60,8 +60,9 @@ void catch_up_fully();
 // descriptor, a child's pid; WaitFor{} when unknown): the thread is then credited up to the count
 // that process published, as a thread woken through a lock is (DelayProtocol::after_block).
 struct WaitFor {
-  int fd = -1;  // a descriptor read or polled
-  int pid = 0;  // a child process waited for
+  int fd = -1;         // a descriptor read or polled
+  int pid = 0;         // a child process waited for
+  bool ready = false;  // some descriptor became ready, which one unknown (epoll_wait, select)
 };
 void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack,
                 WaitFor waker = {});

@@ -110,7 +110,8 @@ class Runtime {
       delays_.woken_across(t, run_.run->handoffs, key, waited_ns);
     }
   }
-  // In a run across programs: a wait on socket `fd` that data ended. Its sender is taken for a
+  // In a run across programs: a wait on socket `fd` that data ended (fd -1: an epoll_wait or
+  // select that returned ready descriptors it does not name). Its sender is taken for a
   // thread of another member, whose count is every raise the other members made before it sent:
   // the thread is credited with those, as a wait ended by a thread of this process is credited
   // with the waker's count, including raises that reach this member only later
