@@ -7,12 +7,12 @@ middle that forwards them, and a back that answers. Each role does WORK units of
 multiply chain per request on a line of its own (`/* the front's line */`, `/* the middle's
 line */`, `/* the back's line */`); only the front has a progress point. Two cases: "two-tier"
 (front -> back) and "three-tier" (front -> middle -> back). Every tier's line is a noticeable
-share of a request (defaults: front 30, middle 20, back 50 units; a unit is 1000 chain steps, about
-1.5-2 us on the 2-core machine this was written on, where a request took about 180 us with two
-tiers and 220 us with three, a third to a half of it in loopback TCP and cross-core wake-ups), so
-making any of them faster speeds the front up, by an amount that only a profiler that sees all the
-programs at once can predict. The wake-ups make native runs noisy (several percent from run to
-run): use the default --native-ms and --native-runs or more for numbers worth comparing.
+share of a request (defaults: front 300, middle 200, back 500 units; a unit is 1000 chain steps,
+about 1.2 us on the 2-core machine this was written on, where a request took about 1 ms with two
+tiers and 1.25 ms with three), so making any of them faster speeds the front up, by an amount that
+only a profiler that sees all the programs at once can predict. Requests of about 1 ms keep the
+cross-core wake-ups (tens of microseconds, varying by run) small against the work: with 80 units
+(180 us a request) the true effects ranged over 30-60 points from run to run.
 
 (a) True effects. Native runs (no profiler) with one tier's WORK really reduced by S = 25, 50,
     75% (the others unchanged); throughput is the front's "front done N" requests over its MS
@@ -20,16 +20,20 @@ run): use the default --native-ms and --native-runs or more for numbers worth co
     --native-runs repetitions, of the ratio of two runs in the same repetition (each repetition
     runs every configuration of a case once, interleaved, so the machine's drift over minutes
     cancels in the ratio). The table gives it with the range over repetitions.
-(b) Predictions. The unmodified chain under the profiler, each program joining one coordinator:
-        coz coordinate --listen 127.0.0.1:PORT -o work/p-CASE[-rttR].coz
+(b) Predictions. The unmodified chain under the profiler, each program joining one coordinator,
+    one profile per marked line (`--fixed-line` given to the coordinator, as the real-program
+    benchmark fixes its line; --all-lines: one profile over whatever lines the run offers):
+        coz coordinate --listen 127.0.0.1:PORT -o work/p-CASE[-rttR]-TIER.coz --fixed-line L
         coz run --coordinator 127.0.0.1:PORT -o work/TIER.coz --- work/tiers TIER ...
     (back first, then middle, then front; the front runs --seconds of wall-clock time), repeated
     --reps times into one profile (the coordinator's -o appends, as coz run's does). Then
     `coz report --json` on it; for each tier's line, `predicted` at line_speedup S
     (program_speedup value and its bootstrap interval) against the true effect. The report
-    predicts at 0.1, 0.25, 0.5 and 1 only: the 75% value is then the report's fitted curve
+    predicts at 0.1, 0.25, 0.5 and 1 only: the 75% value is the curve's point measured at 0.75
+    with its interval (when 3 experiments or more ran there), else the report's fitted curve
     (y = a x + b x^2, recovered from two of its predictions) at 0.75, without an interval
-    (marked "fit"). The table gives the error (predicted - true) in points, then the mean
+    (marked "fit"). --credit on,off also profiles with COZ_MEMBER_CREDIT=0 (socket waits earn no
+    credit from other members), to measure what the credit does. The table gives the error (predicted - true) in points, then the mean
     absolute error and the maximum per case. When this build has no `coz coordinate` or no
     `coz run --coordinator` (an unknown-command or unknown-option error), the script says so and
     prints the true effects alone.
