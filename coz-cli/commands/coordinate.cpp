@@ -2,7 +2,6 @@
 // until the last member leaves or a signal ends it.
 #include "commands/coordinate.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "common/command_line.h"
 #include "config/run_config.h"
 #include "coordinator/coordinator.h"
+#include "remote/secret_proof.h"
 
 namespace coz::cli {
 namespace {
@@ -92,31 +92,6 @@ void setup(CLI::App* app, coordinator::Settings* out, std::string* secret_file) 
                    });
 }
 
-// The secret from COZ_SECRET, else the file; false with one line said when the file is unusable.
-bool read_secret(const std::string& file, std::string* secret) {
-  if (const char* text = getenv("COZ_SECRET"); text && *text) {
-    *secret = text;
-    return true;
-  }
-  if (file.empty()) {
-    return true;
-  }
-  int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  char buf[4096];
-  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
-  if (fd >= 0) {
-    close(fd);
-  }
-  if (n <= 0) {
-    fail(kWho, "cannot read the secret file " + file + "; give a readable, non-empty file",
-         kExitUsage);
-    return false;
-  }
-  secret->assign(buf, static_cast<size_t>(n));
-  secret->erase(secret->find_last_not_of("\r\n") + 1);
-  return true;
-}
-
 }  // namespace
 
 int coordinate_command(const std::vector<std::string>& args) {
@@ -129,8 +104,9 @@ int coordinate_command(const std::vector<std::string>& args) {
   if (int status = parse_or_exit(&app, args, nullptr); status >= 0) {
     return status;
   }
-  if (!read_secret(secret_file, &settings.secret)) {
-    return kExitUsage;
+  std::string why;
+  if (!remote::read_secret(secret_file, &settings.secret, &why)) {
+    return fail(kWho, why + "; give a readable, non-empty file", kExitUsage);
   }
   struct sigaction sa = {};
   sa.sa_handler = on_stop;  // no SA_RESTART: the loop's poll returns

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -17,6 +16,7 @@
 #include "coordinator/member.h"
 #include "coordinator/run_records.h"
 #include "experiment/scheduler.h"
+#include "platform.h"
 #include "record/vocabulary.h"
 #include "remote/message.h"
 #include "remote/secret_proof.h"
@@ -31,7 +31,8 @@ constexpr uint64_t kCollectNs = 1000000000;  // how long an ended experiment wai
 
 class Coordinator {
  public:
-  explicit Coordinator(const Settings& s) : settings_(s), random_(now_ns() ^ getpid()) {
+  explicit Coordinator(const Settings& s)
+      : settings_(s), random_(platform::monotonic_ns() ^ getpid()) {
     SchedulerSettings scheduler;
     scheduler.fixed_speedup = s.fixed_speedup;
     if (s.experiment_length_ns) {
@@ -56,7 +57,7 @@ class Coordinator {
   size_t joined() const;
   // How long the loop may sleep: until the phase's deadline, at most 10 ms (messages wake it).
   int wait_ms() const {
-    uint64_t now = now_ns();
+    uint64_t now = platform::monotonic_ns();
     if (phase_ == Phase::kChoosing || phase_until_ns_ <= now) {
       return phase_ == Phase::kChoosing ? 10 : 0;
     }
@@ -73,7 +74,7 @@ class Coordinator {
   uint64_t first_join_ns_ = 0;
   Phase phase_ = Phase::kWaiting;
   uint64_t phase_until_ns_ = 0;
-  uint64_t began_ns_ = now_ns();
+  uint64_t began_ns_ = platform::monotonic_ns();
   uint64_t experiments_ = 0;
   RunExperiment open_;
   uint64_t open_start_ns_ = 0;
@@ -141,7 +142,7 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
   m.host = msg.text("host");
   m.name = msg.text("program") + "@" + m.host;
   if (joined_ever_++ == 0) {
-    first_join_ns_ = now_ns();
+    first_join_ns_ = platform::monotonic_ns();
   }
   m.send(Message("welcome"));
   fprintf(stderr, "coz coordinate: %s (pid %llu) joined from %s\n", m.name.c_str(),
@@ -225,7 +226,7 @@ void Coordinator::on_message(Member& m, const Message& msg) {
       broadcast(Message("raise").with("exp", exp).with("ns", ns).with("at", at), &m);
     }
   } else if (msg.kind == "ping" && msg.number("t", UINT64_MAX, &at)) {
-    m.send(Message("pong").with("t0", at).with("t", now_ns()));
+    m.send(Message("pong").with("t0", at).with("t", platform::monotonic_ns()));
   } else if (msg.kind == "ended" && msg.number("exp", UINT64_MAX, &exp)) {
     if (exp == experiments_ && m.in_experiment && m.capturing) {
       m.result = m.current;
@@ -245,7 +246,7 @@ void Coordinator::begin(const std::string& line) {
   open_.line = line;
   open_.speedup =
       settings_.fixed_speedup >= 0 ? settings_.fixed_speedup : scheduler_->draw_speedup(random_);
-  open_start_ns_ = now_ns();
+  open_start_ns_ = platform::monotonic_ns();
   open_.start_ns = open_start_ns_ - began_ns_;
   open_.run_id = static_cast<uint64_t>(getpid());
   for (auto& m : members_) {
@@ -261,7 +262,7 @@ void Coordinator::begin(const std::string& line) {
 }
 
 void Coordinator::end_experiment() {
-  open_.elapsed_ns = now_ns() - open_start_ns_;
+  open_.elapsed_ns = platform::monotonic_ns() - open_start_ns_;
   std::vector<MemberExperiment> results;
   for (auto& m : members_) {
     if (m->in_experiment && m->has_result) {
@@ -278,7 +279,7 @@ void Coordinator::end_experiment() {
 }
 
 void Coordinator::advance() {
-  uint64_t now = now_ns();
+  uint64_t now = platform::monotonic_ns();
   switch (phase_) {
     case Phase::kWaiting:
       if (joined() > 0 && now >= phase_until_ns_) {
@@ -366,8 +367,8 @@ int Coordinator::run(const std::atomic<bool>& stop) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   write(std::string(vocab::kStartup) + "\t" + std::string(vocab::key::kTime) + "=" +
-        std::to_string(wall_ns()) + "\t" + std::string(vocab::key::kFormat) + "=1\t" +
-        std::string(vocab::key::kPid) + "=" + std::to_string(getpid()) + "\t" +
+        std::to_string(platform::wall_clock_ns()) + "\t" + std::string(vocab::key::kFormat) +
+        "=1\t" + std::string(vocab::key::kPid) + "=" + std::to_string(getpid()) + "\t" +
         std::string(vocab::key::kProgram) + "=coz-coordinate@" + host + "\n");
   while (!stop.load()) {
     std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
@@ -409,7 +410,7 @@ int Coordinator::run(const std::atomic<bool>& stop) {
       break;  // the last member left
     }
   }
-  uint64_t ran = joined_ever_ ? now_ns() - first_join_ns_ : 0;
+  uint64_t ran = joined_ever_ ? platform::monotonic_ns() - first_join_ns_ : 0;
   write(std::string(vocab::kRuntime) + "\t" + std::string(vocab::key::kTime) + "=" +
         std::to_string(ran) + "\n");
   fprintf(stderr, "coz coordinate: profile written to %s: %llu experiments, %zu members\n",

@@ -10,18 +10,16 @@
 #include <cerrno>
 #include <cstring>
 
+#include "remote/address.h"
+
 namespace coz::coordinator {
 
 int listen_on(const std::string& address, bool has_secret, std::string* shown, uint16_t* port,
               std::string* why) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
+  std::string host, service;
+  if (!remote::split_host_port(address, &host, &service)) {
     *why = "--listen " + address + " is not HOST:PORT (for example 127.0.0.1:7000)";
     return -1;
-  }
-  std::string host = address.substr(0, colon), service = address.substr(colon + 1);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
   }
   addrinfo hints = {};
   hints.ai_socktype = SOCK_STREAM;

@@ -2,7 +2,6 @@
 // not yet a whole line, what waits to be sent to it (bounded), and where it is in the run.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -10,18 +9,6 @@
 #include "remote/message.h"
 
 namespace coz::coordinator {
-
-// The coordinator's clocks: monotonic (experiments) and wall (the profile's start time).
-inline uint64_t now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
-inline uint64_t wall_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
 
 struct Member {
   static constexpr size_t kMaxQueued = 4u << 20;

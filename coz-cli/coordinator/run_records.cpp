@@ -9,6 +9,9 @@
 namespace coz::coordinator {
 namespace {
 
+// A record as its fields were written: values kept escaped, so a line passed on is the member's
+// own bytes plus a field (record/profile_format.h's parse_record unescapes them, and writing those
+// back would need its writer's escaping again).
 struct Line {
   std::string type;
   std::vector<std::pair<std::string, std::string>> fields;

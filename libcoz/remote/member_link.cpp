@@ -15,6 +15,7 @@
 #include "own_fds.h"
 #include "platform.h"
 #include "real_functions.h"
+#include "remote/address.h"
 #include "remote/secret_proof.h"
 
 namespace coz::remote {
@@ -23,20 +24,6 @@ namespace {
 constexpr uint64_t kConnectTimeoutNs = 5000000000ull;
 constexpr uint64_t kMaxExperiment = uint64_t{1} << 40;
 constexpr uint64_t kMaxDelayNs = uint64_t{1} << 46;
-
-// HOST:PORT split at the last colon ([v6]:port too); false when either part is missing.
-bool split_address(const std::string& address, std::string* host, std::string* port) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) {
-    return false;
-  }
-  *host = address.substr(0, colon);
-  *port = address.substr(colon + 1);
-  if (host->size() > 2 && host->front() == '[' && host->back() == ']') {
-    *host = host->substr(1, host->size() - 2);
-  }
-  return true;
-}
 
 LinkEvent lost_event() {
   LinkEvent e;
@@ -54,7 +41,7 @@ MemberLink::~MemberLink() {
 bool MemberLink::start(const MemberSettings& settings, std::string* why) {
   settings_ = settings;
   std::string host, port;
-  if (!split_address(settings.address, &host, &port)) {
+  if (!split_host_port(settings.address, &host, &port)) {
     *why = "--coordinator " + settings.address + " is not HOST:PORT";
     return false;
   }

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace coz::remote {
@@ -175,6 +176,29 @@ std::string random_hex(size_t bytes) {
   if (!fill_from_getrandom(buf, bytes) && !fill_from_urandom(buf, bytes))
     return std::string();
   return to_hex(buf, bytes);
+}
+
+bool read_secret(const std::string& file, std::string* secret, std::string* why) {
+  if (const char* text = getenv("COZ_SECRET"); text && *text) {
+    *secret = text;
+    return true;
+  }
+  if (file.empty()) {
+    return true;
+  }
+  int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  char buf[4096];
+  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+  if (fd >= 0) {
+    close(fd);
+  }
+  if (n <= 0) {
+    *why = "cannot read the secret file " + file;
+    return false;
+  }
+  secret->assign(buf, static_cast<size_t>(n));
+  secret->erase(secret->find_last_not_of("\r\n") + 1);
+  return true;
 }
 
 }  // namespace coz::remote

@@ -1,43 +1,15 @@
 // The root of a member of a run across programs joins the coordinator (docs/across-hosts.md):
 // its runner then follows the coordinator's experiments (runtime/member_runner.cpp).
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
 #include "platform.h"
+#include "remote/secret_proof.h"
 #include "runtime/runtime.h"
 
 namespace coz {
-namespace {
-
-// The run's shared secret: COZ_SECRET, else the first line of the secret file; false when a file
-// was named and cannot be read.
-bool read_secret(const std::string& file, std::string* secret, std::string* why) {
-  if (const char* text = getenv("COZ_SECRET"); text && *text) {
-    *secret = text;
-    return true;
-  }
-  if (file.empty()) {
-    return true;
-  }
-  int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  char buf[4096];
-  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
-  if (fd >= 0) {
-    close(fd);
-  }
-  if (n <= 0) {
-    *why = "cannot read the secret file " + file;
-    return false;
-  }
-  secret->assign(buf, static_cast<size_t>(n));
-  secret->erase(secret->find_last_not_of("\r\n") + 1);
-  return true;
-}
-
-}  // namespace
 
 void Runtime::join_coordinator() {
   remote::MemberSettings member;
@@ -52,7 +24,8 @@ void Runtime::join_coordinator() {
   member.host = host;
   std::string why;
   link_ = std::make_unique<remote::MemberLink>();
-  if (!read_secret(config_.secret_file, &member.secret, &why) || !link_->start(member, &why)) {
+  if (!remote::read_secret(config_.secret_file, &member.secret, &why) ||
+      !link_->start(member, &why)) {
     // The program runs as it would, sampled, with no experiments.
     link_trouble_ = why;
     reporter_.say("warning: " + why + "; this program runs without experiments", true);
@@ -73,12 +46,11 @@ void Runtime::join_coordinator() {
       });
 }
 
-void Runtime::woken_by_member(ThreadState& t, int fd, uint64_t waited_ns) {
+void Runtime::woken_by_member(ThreadState& t, int fd) {
   struct stat st;
   // fd < 0: an epoll_wait or select that returned ready descriptors, which it does not name
   // (epoll's events carry the program's own data): taken for a socket too.
   if (member_credit_ && (fd < 0 || (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)))) {
-    (void)waited_ns;
     t.member_wake_ns = platform::monotonic_ns();  // credited as it settles, next
   }
 }

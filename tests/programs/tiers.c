@@ -123,15 +123,21 @@ static unsigned long get_u64(const unsigned char msg[8]) {
 
 static void put_u64(unsigned char msg[8], unsigned long v) { memcpy(msg, &v, 8); }
 
-/* Listens on an ephemeral port of 127.0.0.1 and publishes it in `portfile`. */
-static int listen_and_publish(const char* portfile) {
+/* A TCP socket, and 127.0.0.1:`port` in `addr`. */
+static int loopback_socket(struct sockaddr_in* addr, int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) fail("socket: %s", strerror(errno));
+  memset(addr, 0, sizeof *addr);
+  addr->sin_family = AF_INET;
+  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr->sin_port = htons((unsigned short)port);
+  return fd;
+}
+
+/* Listens on an ephemeral port of 127.0.0.1 and publishes it in `portfile`. */
+static int listen_and_publish(const char* portfile) {
   struct sockaddr_in addr;
-  memset(&addr, 0, sizeof addr);
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
+  int fd = loopback_socket(&addr, 0);
   if (bind(fd, (struct sockaddr*)&addr, sizeof addr) != 0) fail("bind: %s", strerror(errno));
   if (listen(fd, 4) != 0) fail("listen: %s", strerror(errno));
   socklen_t len = sizeof addr;
@@ -176,13 +182,8 @@ static int connect_next(const char* portfile) {
   for (;;) {
     int port = read_port(portfile);
     if (port) {
-      int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (fd < 0) fail("socket: %s", strerror(errno));
       struct sockaddr_in addr;
-      memset(&addr, 0, sizeof addr);
-      addr.sin_family = AF_INET;
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      addr.sin_port = htons((unsigned short)port);
+      int fd = loopback_socket(&addr, port);
       if (connect(fd, (struct sockaddr*)&addr, sizeof addr) == 0) {
         set_nodelay(fd);
         return fd;
