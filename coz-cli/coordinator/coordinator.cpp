@@ -68,6 +68,7 @@ class Coordinator {
 
   Settings settings_;
   int listen_fd_ = -1;
+  std::string listening_;  // HOST:PORT, as listened on
   int out_fd_ = -1;
   std::vector<std::unique_ptr<Member>> members_;
   size_t joined_ever_ = 0;
@@ -324,8 +325,7 @@ bool Coordinator::open_socket(std::string* why) {
   if (listen_fd_ < 0) {
     return false;
   }
-  fprintf(stderr, "coz coordinate: listening on %s:%u; writing %s\n", host.c_str(), chosen,
-          settings_.output.c_str());
+  listening_ = host + ":" + std::to_string(chosen);
   if (!settings_.port_file.empty()) {
     std::string tmp = settings_.port_file + ".tmp";
     FILE* f = fopen(tmp.c_str(), "w");
@@ -364,6 +364,9 @@ int Coordinator::run(const std::atomic<bool>& stop) {
             settings_.output.c_str(), strerror(errno));
     return 2;
   }
+  fprintf(stderr, "coz coordinate: listening on %s; writing %s\n", listening_.c_str(),
+          settings_.output
+              .c_str());  // once the profile is open: a run that cannot write says only that
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   write(std::string(vocab::kStartup) + "\t" + std::string(vocab::key::kTime) + "=" +
