@@ -12,8 +12,13 @@ marked COZ_SPIN_LINE, in a function of its own (`coz_spin_work`, never inlined).
 
 True effect of speeding that line up by S: native runs with COZ_SPIN * (1 - S), paired with
 COZ_SPIN in the same repetition (interleaved, medians over --runs). Prediction: one coordinated
-profile (`--fixed-line` on the spin line, as the real-program benchmark fixes its line), its
-`predicted` at 25/50% and the curve's measured point at 75%, each with its interval.
+profile per sampler (`--fixed-line` on the spin line, as the real-program benchmark fixes its line;
+--samplers, default perf and timer, each given to both programs), its `predicted` at 25/50% and
+the curve's measured point at 75%, each with its interval. Both samplers, because what a sample
+costs outside the line differs between them and lowers the line's share of a request: on the VM
+this was written on, a perf_event sample cost the sampled thread about 30 us (signal delivery in
+the kernel, not the sample's contents) and added about 7% to the server's request time; the timer
+sampler's samples come in fours at each 4 ms tick and cost almost nothing.
 
 Usage: python3 benchmarks/tiers/mini_redis.py [--runs 5] [--seconds 60] [--spin N] [--coz PATH]
 Builds under benchmarks/tiers/work/mini-redis (git-ignored); needs cargo and crates.io.
@@ -178,7 +183,12 @@ def main():
     ap.add_argument("--native-ms", type=int, default=4000)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--spin", type=int, default=300000, help="COZ_SPIN iterations per SET (default 300000)")
+    ap.add_argument("--samplers", default="perf,timer",
+                    help="one profile per coz run --sampler given to both programs (default perf,timer)")
     opts = ap.parse_args()
+    opts.samplers = [x for x in opts.samplers.split(",") if x]
+    if not opts.samplers or any(x not in ("auto", "perf", "timer") for x in opts.samplers):
+        ap.error(f"bad --samplers {opts.samplers!r}: want auto, perf or timer, comma-separated")
     server, client, line = prepare()
 
     # (a) True effects: COZ_SPIN really reduced, interleaved with the full spin, paired ratios.
@@ -194,8 +204,14 @@ def main():
     print(f"mini-redis {VERSION}: SET requests one after another, COZ_SPIN={opts.spin} in Set::apply "
           f"({line}); {statistics.median(base):.0f} requests/s natively")
 
-    # (b) One coordinated profile: coordinator, server and client loop, each started on its own.
-    profile = os.path.join(WORK, "p.coz")
+    # (b) One coordinated profile per sampler: coordinator, server and client loop, each started on
+    # its own.
+    for sampler in opts.samplers:
+        predict(opts, server, client, line, sampler, effects)
+
+
+def predict(opts, server, client, line, sampler, effects):
+    profile = os.path.join(WORK, f"p-{sampler}.coz")
     if os.path.exists(profile):
         os.remove(profile)
     port = free_port()
@@ -205,11 +221,12 @@ def main():
     wait_listening(port, coord)
 
     def wrap(name):
-        return [opts.coz, "run", "--coordinator", address, "-o", os.path.join(WORK, f"{name}.coz"), "---"]
+        return [opts.coz, "run", "--coordinator", address, "--sampler", sampler, "-o",
+                os.path.join(WORK, f"{name}.coz"), "---"]
 
     try:
         rate = one_run(server, client, opts.spin, int(opts.seconds * 1000), wrap)
-        log(f"profiled: {rate:.0f} requests/s")
+        log(f"profiled ({sampler} sampler): {rate:.0f} requests/s")
         coord.wait(timeout=60)
     finally:
         if coord.poll() is None:
@@ -217,6 +234,7 @@ def main():
     doc = json.loads(subprocess.run([opts.coz, "report", "--json", profile], stdout=subprocess.PIPE,
                                     text=True).stdout or "{}")
     series = [s for s in doc.get("series", []) if s.get("line", "").endswith(line)]
+    print(f"\nPredictions, sampler {sampler} ({opts.seconds:g} s profiled, {rate:.0f} requests/s):")
     print(f"{'S':>4} {'true %':>7} {'[min, max]':>15} {'predicted %':>11} {'[low, high]':>17} {'error':>6}")
     errors = []
     for s in LEVELS:

@@ -38,8 +38,10 @@ cross-core wake-ups (tens of microseconds, varying by run) small against the wor
     `coz run --coordinator` (an unknown-command or unknown-option error), the script says so and
     prints the true effects alone.
 Latency between programs: --rtt-ms 0,1,... runs every case once per value; a value above 0 puts a
-delaying TCP proxy (threads in this script) between the front and the next tier, and between the
-middle and the back in the three-tier case, holding each chunk rtt/2 in each direction, in order.
+delaying TCP proxy (delay_proxy.c, built beside tiers) between the front and the next tier, and
+between the middle and the back in the three-tier case, holding each chunk rtt/2 in each direction,
+in order. The proxies report how late their wake-ups were past the delay; the table prints the
+median, so the latency really added is rtt plus twice that per round trip.
 A proxy listens on its own ephemeral port and writes the port file the upstream tier reads, so the
 tiers do not change. Native runs go through the same proxies as profiled ones (latency lowers every
 line's share of a request, so it changes the true effects too).
@@ -54,7 +56,6 @@ benchmarks/tiers/work/ and uses build/bin/coz (or --coz, or COZ in the environme
 import argparse
 import json
 import os
-import queue
 import re
 import shutil
 import signal
@@ -63,7 +64,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,10 +81,13 @@ def log(msg):
 
 
 def build():
+    """Builds tiers and, beside it, its delaying proxy (tiers-proxy, from delay_proxy.c)."""
     os.makedirs(WORK, exist_ok=True)
     out = os.path.join(WORK, "tiers")
     subprocess.run(["gcc", "-O1", "-g", "-I", os.path.join(ROOT, "include"), "-I",
                     os.path.join(ROOT, "tests", "programs"), SOURCE, "-o", out], check=True)
+    subprocess.run(["gcc", "-O2", "-pthread", os.path.join(HERE, "delay_proxy.c"), "-o", out + "-proxy"],
+                   check=True)
     return out
 
 
@@ -116,89 +119,40 @@ def read_port(path):
         return None
 
 
+PROXY_LATE_US = {}  # one-way delay (us) -> the proxies' reports of how late they were past it
+
+
 class DelayProxy:
-    """A TCP proxy for one connection that holds each chunk `delay_s` in each direction, in order.
-    Listens on an ephemeral port of 127.0.0.1 at once and publishes it in `portfile`; on the first
-    connection, connects to the port in `target_portfile` (waiting for it as the tiers do)."""
+    """delay_proxy (delay_proxy.c, built beside tiers) for one connection: holds each chunk
+    `delay_s` in each direction, in order. It listens on an ephemeral port of 127.0.0.1 at once and
+    publishes it in `portfile`; on the first connection it connects to the port in
+    `target_portfile` (waiting for it as the tiers do). A C program, not threads of this script:
+    Python's threads were late by hundreds of microseconds at random, more than a 0.1 ms round trip."""
 
-    def __init__(self, portfile, target_portfile, delay_s):
-        self.target_portfile = target_portfile
-        self.delay_s = delay_s
-        self.sockets = []
+    def __init__(self, binary, portfile, target_portfile, delay_s):
         self.error = None
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(4)
-        self.listener.settimeout(PORTFILE_WAIT_S * 3)
-        write_portfile(portfile, self.listener.getsockname()[1])
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _connect_target(self):
+        self.delay_us = delay_s * 1e6
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([binary, portfile, target_portfile, f"{self.delay_us:g}"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.err,
+                                     start_new_session=True)
         deadline = time.monotonic() + PORTFILE_WAIT_S
-        while True:
-            port = read_port(self.target_portfile)
-            if port:
-                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                try:
-                    s.connect(("127.0.0.1", port))
-                    return s
-                except OSError:
-                    s.close()
-            if time.monotonic() > deadline:
-                raise OSError(f"proxy: nothing to connect to in {self.target_portfile}")
-            time.sleep(0.01)
-
-    def _serve(self):
-        try:
-            up, _ = self.listener.accept()
-            self.listener.close()
-            self.sockets.append(up)
-            down = self._connect_target()
-            self.sockets.append(down)
-            for s in (up, down):
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self._pump(up, down)
-            self._pump(down, up)
-        except OSError as e:
-            self.error = str(e)
-            self.close()
-
-    def _pump(self, src, dst):
-        q = queue.Queue()
-
-        def reader():
-            try:
-                while True:
-                    data = src.recv(65536)
-                    q.put((time.monotonic() + self.delay_s, data))
-                    if not data:
-                        return
-            except OSError:
-                q.put((0, b""))
-
-        def writer():
-            try:
-                while True:
-                    due, data = q.get()
-                    wait = due - time.monotonic()
-                    if wait > 0:
-                        time.sleep(wait)
-                    if not data:
-                        dst.shutdown(socket.SHUT_WR)
-                        return
-                    dst.sendall(data)
-            except OSError:
-                pass
-
-        threading.Thread(target=reader, daemon=True).start()
-        threading.Thread(target=writer, daemon=True).start()
+        while not os.path.exists(portfile) and self.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     def close(self):
-        for s in [self.listener] + self.sockets:
-            try:
-                s.close()
-            except OSError:
-                pass
+        try:
+            self.proc.wait(timeout=2)  # it ends when both ends of its connection have
+        except subprocess.TimeoutExpired:
+            stop(self.proc)
+        self.err.seek(0)
+        text = self.err.read()
+        self.err.close()
+        m = re.search(r"late past the delay: median (\d+) us", text)
+        if m:
+            PROXY_LATE_US.setdefault(self.delay_us, []).append(int(m.group(1)))
+        elif self.proc.returncode not in (0, -signal.SIGTERM, -signal.SIGKILL):
+            self.error = text.strip().splitlines()[-1] if text.strip() else f"status {self.proc.returncode}"
 
 
 def stop(proc, grace_s=5):
@@ -245,7 +199,7 @@ class Chain:
                     next_portfile = portfile
                     if rtt_ms > 0:
                         proxied = os.path.join(self.dir, f"{tier}-proxy.port")
-                        self.proxies.append(DelayProxy(proxied, portfile, rtt_ms / 2000.0))
+                        self.proxies.append(DelayProxy(binary + "-proxy", proxied, portfile, rtt_ms / 2000.0))
                         next_portfile = proxied
         except BaseException:
             self.close()
@@ -382,6 +336,9 @@ def print_native(results, lines, opts):
                 spread = f"[{min(got):.1f}, {max(got):.1f}]" if got else ""
                 print(f"{label:{width}} {'tiers.c:' + str(lines[tier]):12} {int(s * 100):3}% {value} "
                       f"{spread:>15} {len(got):5}")
+    for delay_us, late in sorted(PROXY_LATE_US.items()):
+        print(f"proxies holding {delay_us:g} us each way: late past it by a median of "
+              f"{statistics.median(late):g} us (over {len(late)} proxy runs)")
 
 
 def unknown_option(text):

@@ -51,7 +51,7 @@ void Runtime::woken_by_member(ThreadState& t, int fd) {
   // fd < 0: an epoll_wait or select that returned ready descriptors, which it does not name
   // (epoll's events carry the program's own data): taken for a socket too.
   if (member_credit_ && (fd < 0 || (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)))) {
-    t.member_wake_ns = platform::monotonic_ns();  // credited as it settles, next
+    delays_.woken_by_member(t);  // credited as it settles, next
   }
 }
 

@@ -37,6 +37,7 @@
 // inside another hook does nothing. Async-signal-safe, given an environment whose calls are.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -100,6 +101,14 @@ class DelayProtocol {
       credit_woken(t, key, blocked, table);
     }
   }
+  // A wait ended by data from another member of a run across programs (a socket): from its next
+  // settle on, the thread is credited up to the highest total the other members' samples reached
+  // before this moment, however late their raises arrive here, and up to this process's own total
+  // now, which the sender had been raised to while it waited for this process's answers.
+  void woken_by_member(ThreadDelays& t) {
+    t.member_wake_ns = env_.now_ns();
+    t.member_wake_word = experiment_.ledger.word();
+  }
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
   void after_block(ThreadState& t, const void* key, bool woken);
@@ -153,10 +162,13 @@ class DelayProtocol {
       experiment_.last_raise_ns.store(env_.now_ns(), std::memory_order_relaxed);
     }
   }
-  // A thread another member woke (ThreadDelays::member_wake_ns): credited up to the highest
-  // total other members reached before it woke, however late that total arrived here.
+  // The credit of woken_by_member, at each settle (raises relayed later count too).
   void credit_relayed(ThreadDelays& t) {
-    uint64_t total = experiment_.relayed.total_by(experiment_.ledger.epoch(), t.member_wake_ns);
+    uint64_t epoch = experiment_.ledger.epoch();
+    uint64_t total = experiment_.relayed.total_by(epoch, t.member_wake_ns);
+    if (epoch_count::epoch(t.member_wake_word) == epoch) {
+      total = std::max(total, epoch_count::ns(t.member_wake_word));
+    }
     if (total != 0) {
       experiment_.ledger.credit_to(t.delays, total);
     }

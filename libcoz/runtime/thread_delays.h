@@ -31,9 +31,10 @@ struct ThreadDelays {
   uint64_t lock_debt_ns = 0;        // owed as it took its outermost lock (paid after the release)
   uint64_t lock_epoch = 0;          // the experiment that debt belongs to
   // When data from another member of a run across programs last ended a socket wait of this
-  // thread (CLOCK_MONOTONIC), or 0: raises that member made before it are credited when they
-  // arrive (DelayProtocol::credit_relayed).
+  // thread (CLOCK_MONOTONIC), or 0, and this process's global total then, with its epoch
+  // (DelayLedger::word): what DelayProtocol::woken_by_member credits.
   uint64_t member_wake_ns = 0;
+  uint64_t member_wake_word = 0;
 
   // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
   // thread reuses them by name) and how it turns arrivals into speedup.

@@ -240,6 +240,38 @@ TEST_F(DelayProtocolTest, AWakerThatIsBehindCreditsOnlyWhatItPublished) {
   EXPECT_EQ(env.slept_total(), 6 * kMs) << "no credit beyond the waker's own count";
 }
 
+// Runs across programs: a wait ended by another member's data (a socket) is credited with what
+// that member had been raised to, which covers this process's own raises and the other members'.
+TEST_F(DelayProtocolTest, AThreadAnotherMemberWokeOwesNoneOfThisProcesssRaisesBeforeIt) {
+  begin(100);
+  protocol.before_block(b);  // b waits in epoll for the next request
+  sample(a, 4);              // a runs the line for the last one; the member that sent it waited
+  protocol.woken_by_member(b);
+  env.now += kMs;
+  sample(a, 2);  // raised after the wake: owed
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 2 * kMs) << "only what this process raised after b woke is paid";
+}
+
+TEST_F(DelayProtocolTest, AThreadAnotherMemberWokeIsCreditedItsRaisesSampledBeforeTheWake) {
+  begin(100);
+  protocol.before_block(b);
+  env.now = 10 * kMs;
+  protocol.woken_by_member(b);
+  protocol.catch_up_fully(b);
+  EXPECT_TRUE(env.slept.empty());
+  uint64_t epoch = experiment.ledger.epoch();
+  // The other member's raises arrive late: one sampled before the wake, one after it.
+  experiment.relayed.add(epoch, 5 * kMs, 9 * kMs);
+  experiment.ledger.raise_to(5 * kMs);
+  protocol.catch_up_fully(b);
+  EXPECT_TRUE(env.slept.empty()) << "sampled before the wake, however late it arrived: credited";
+  experiment.relayed.add(epoch, 8 * kMs, 11 * kMs);
+  experiment.ledger.raise_to(8 * kMs);
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs) << "sampled after the wake: owed";
+}
+
 TEST_F(DelayProtocolTest, AThreadPaysInFullBeforeItBlocks) {
   // The sample's worth it may carry elsewhere is paid too: a wake could credit it away.
   begin(100);
