@@ -75,6 +75,9 @@ void setup(CLI::App* app, coordinator::Settings* out, std::string* secret_file) 
                      out->fixed_speedup = static_cast<int>(n);
                      return true;
                    });
+  add_switch(app, "--end-to-end",
+             "one experiment over the whole run, ended when its last member leaves",
+             [out] { out->end_to_end = true; });
   add_value_option(app, "--experiment-length", "T", "first experiment length (default 500ms)",
                    false, [out](const std::string& v, std::string* error) {
                      if (!parse_duration_ns(v, &out->experiment_length_ns) ||

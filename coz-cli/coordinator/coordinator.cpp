@@ -14,6 +14,7 @@
 
 #include "coordinator/listener.h"
 #include "coordinator/member.h"
+#include "coordinator/run_options.h"
 #include "coordinator/run_records.h"
 #include "experiment/scheduler.h"
 #include "platform.h"
@@ -49,9 +50,11 @@ class Coordinator {
   void on_message(Member& m, const Message& msg);
   void on_hello(Member& m, const Message& msg);
   void on_record(Member& m, const std::string& line);
-  bool adopt_run_options(Member& m, const remote::Message& hello);
+  bool take_run_options(Member& m, const remote::Message& hello);
   void advance();
   void begin(const std::string& line);
+  Message begin_message() const;
+  bool all_left_experiment() const;
   void end_experiment();
   void write(const std::string& text);
   size_t joined() const;
@@ -136,7 +139,7 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
     return;
   }
   msg.number("pid", 1u << 31, &pid);
-  if (!adopt_run_options(m, msg)) {
+  if (!take_run_options(m, msg)) {
     return;
   }
   m.joined = true;
@@ -148,36 +151,25 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
   m.send(Message("welcome"));
   fprintf(stderr, "coz coordinate: %s (pid %llu) joined from %s\n", m.name.c_str(),
           static_cast<unsigned long long>(pid), m.peer.c_str());
+  if (settings_.end_to_end && phase_ == Phase::kRunning) {  // the one experiment: join it now
+    m.in_experiment = true;
+    m.send(begin_message());
+  }
   if (phase_ == Phase::kChoosing && settings_.fixed_line.empty()) {
     m.send(Message("want"));
   }
 }
 
-// A member's --fixed-line and --fixed-speedup hold run-wide: the first member to give one sets it
-// (unless the coordinator was given it); a member whose differs from the run's is refused.
-bool Coordinator::adopt_run_options(Member& m, const Message& hello) {
-  std::string line = hello.text("fixed-line");
-  uint64_t speedup = 0;
-  bool has_speedup = hello.number("fixed-speedup", 100, &speedup);
-  if (!line.empty() && !settings_.fixed_line.empty() && line != settings_.fixed_line) {
-    m.refuse("its --fixed-line " + line + " is not the run's " + settings_.fixed_line);
+// A member's --fixed-line, --fixed-speedup and --end-to-end hold run-wide (run_options.h).
+bool Coordinator::take_run_options(Member& m, const Message& hello) {
+  Adopted a = coordinator::adopt_run_options(hello, experiments_ > 0, &settings_);
+  if (!a.refusal.empty()) {
+    m.refuse(a.refusal);
     return false;
   }
-  if (has_speedup && settings_.fixed_speedup >= 0 &&
-      static_cast<int>(speedup) != settings_.fixed_speedup) {
-    m.refuse("its --fixed-speedup " + std::to_string(speedup) + " is not the run's " +
-             std::to_string(settings_.fixed_speedup));
-    return false;
-  }
-  if (!line.empty() && settings_.fixed_line.empty()) {
-    settings_.fixed_line = line;
-    fprintf(stderr, "coz coordinate: --fixed-line %s, from %s, for the whole run\n", line.c_str(),
+  for (const std::string& option : a.taken) {
+    fprintf(stderr, "coz coordinate: %s, from %s, for the whole run\n", option.c_str(),
             m.peer.c_str());
-  }
-  if (has_speedup && settings_.fixed_speedup < 0) {
-    settings_.fixed_speedup = static_cast<int>(speedup);
-    fprintf(stderr, "coz coordinate: --fixed-speedup %d, from %s, for the whole run\n",
-            settings_.fixed_speedup, m.peer.c_str());
   }
   return true;
 }
@@ -254,12 +246,32 @@ void Coordinator::begin(const std::string& line) {
     m->in_experiment = m->joined && !m->closed;
     m->has_result = false;
   }
-  broadcast(Message("begin")
-                .with("exp", experiments_)
-                .with("line", line)
-                .with("speedup", static_cast<uint64_t>(open_.speedup)));
+  broadcast(begin_message());
   phase_ = Phase::kRunning;
-  phase_until_ns_ = open_start_ns_ + scheduler_->length_ns();
+  phase_until_ns_ = settings_.end_to_end ? UINT64_MAX : open_start_ns_ + scheduler_->length_ns();
+}
+
+Message Coordinator::begin_message() const {
+  Message begin("begin");
+  begin.with("exp", experiments_)
+      .with("line", open_.line)
+      .with("speedup", static_cast<uint64_t>(open_.speedup));
+  if (settings_.end_to_end) {
+    begin.with("whole-run", uint64_t{1});  // a member writes its record as it exits
+  }
+  return begin;
+}
+
+// End to end: every member in the experiment has left (with its record, or without one).
+bool Coordinator::all_left_experiment() const {
+  bool any = false;
+  for (const auto& m : members_) {
+    if (m->in_experiment && !m->closed) {
+      return false;
+    }
+    any = any || m->in_experiment;
+  }
+  return any || joined() == 0;
 }
 
 void Coordinator::end_experiment() {
@@ -283,7 +295,7 @@ void Coordinator::advance() {
   uint64_t now = platform::monotonic_ns();
   switch (phase_) {
     case Phase::kWaiting:
-      if (joined() > 0 && now >= phase_until_ns_) {
+      if (joined() > 0 && now >= phase_until_ns_ && !(settings_.end_to_end && experiments_ > 0)) {
         phase_ = Phase::kChoosing;
         if (!settings_.fixed_line.empty()) {
           begin(settings_.fixed_line);
@@ -298,7 +310,9 @@ void Coordinator::advance() {
       }
       break;
     case Phase::kRunning:
-      if (now >= phase_until_ns_) {
+      if (settings_.end_to_end && all_left_experiment()) {
+        end_experiment();  // the members' records came with their last messages
+      } else if (now >= phase_until_ns_) {
         broadcast(Message("end").with("exp", experiments_));
         phase_ = Phase::kCollecting;
         phase_until_ns_ = now + kCollectNs;
@@ -404,7 +418,7 @@ int Coordinator::run(const std::atomic<bool>& stop) {
     }
     members_.erase(std::remove_if(members_.begin(), members_.end(),
                                   [this](const std::unique_ptr<Member>& m) {
-                                    return m->closed && !(phase_ == Phase::kCollecting &&
+                                    return m->closed && !(phase_ != Phase::kWaiting &&
                                                           m->in_experiment && m->has_result);
                                   }),
                    members_.end());
@@ -412,6 +426,9 @@ int Coordinator::run(const std::atomic<bool>& stop) {
     if (joined_ever_ > 0 && joined() == 0 && phase_ != Phase::kCollecting) {
       break;  // the last member left
     }
+  }
+  if (settings_.end_to_end && phase_ == Phase::kRunning) {
+    end_experiment();  // stopped: from the members that left with their records
   }
   uint64_t ran = joined_ever_ ? platform::monotonic_ns() - first_join_ns_ : 0;
   write(std::string(vocab::kRuntime) + "\t" + std::string(vocab::key::kTime) + "=" +

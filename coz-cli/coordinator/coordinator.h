@@ -3,7 +3,10 @@
 // one; the coordinator asks for a line, takes the first a member offers, tells every member to
 // begin (line and speedup), relays the highest delay total any member reached to the others,
 // ends the experiment, and writes one record of it from the members' own. Members' other
-// records (their processes and samples) go into the same profile as they arrive.
+// records (their processes and samples) go into the same profile as they arrive. End to end
+// (--end-to-end), the one experiment lasts the whole run: members that join later begin it at
+// once, each member writes its record as it exits, and the merged record is written when the
+// last member in it has left (or at SIGINT/SIGTERM, from the members that left by then).
 //
 // One thread, one poll() loop; every socket is non-blocking and every member's queue bounded, so
 // a slow, silent or hostile member costs the others nothing: it is refused, with a reason it is
@@ -22,6 +25,7 @@ struct Settings {
   std::string secret;                  // empty: none (loopback only)
   std::string fixed_line;              // FILE:LINE, or empty
   int fixed_speedup = -1;              // 0-100, or -1
+  bool end_to_end = false;             // one experiment over the whole run
   uint64_t experiment_length_ns = 0;   // 0: the runtime's default
   std::string port_file;               // written with the port once listening (tests, scripts)
 };

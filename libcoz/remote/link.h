@@ -11,10 +11,11 @@ namespace coz::remote {
 struct LinkEvent {
   enum class Kind { kWant, kBegin, kRaise, kEnd, kLost } kind = Kind::kWant;
   uint64_t experiment = 0;
-  std::string line;    // kBegin: FILE:LINE, as the member that offered it named it
-  int speedup = 0;     // kBegin: percent
-  uint64_t ns = 0;     // kRaise: the run-wide delay total of the experiment
-  uint64_t at_ns = 0;  // kRaise: when the samples that raised it were taken (this host's clock)
+  std::string line;        // kBegin: FILE:LINE, as the member that offered it named it
+  int speedup = 0;         // kBegin: percent
+  bool whole_run = false;  // kBegin: end to end (the member writes its record as it exits)
+  uint64_t ns = 0;         // kRaise: the run-wide delay total of the experiment
+  uint64_t at_ns = 0;      // kRaise: when the samples that raised it were taken (this host's clock)
 };
 
 class Link {

@@ -139,6 +139,9 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
     if (settings_.fixed_speedup >= 0) {
       hello.with("fixed-speedup", static_cast<uint64_t>(settings_.fixed_speedup));
     }
+    if (settings_.end_to_end) {
+      hello.with("end-to-end", uint64_t{1});
+    }
     state_ = State::kChallenged;
     send(hello);
     return;
@@ -175,6 +178,7 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
     e.kind = LinkEvent::Kind::kBegin;
     e.line = m.text("line");
     e.speedup = static_cast<int>(speedup);
+    e.whole_run = m.text("whole-run") == "1";
   } else if (m.kind == "raise" && m.number("exp", kMaxExperiment, &e.experiment) &&
              m.number("ns", kMaxDelayNs, &e.ns) && m.number("at", UINT64_MAX, &e.at_ns)) {
     e.kind = LinkEvent::Kind::kRaise;

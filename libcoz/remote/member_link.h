@@ -32,6 +32,7 @@ struct MemberSettings {
   // The member's own --fixed-line and --fixed-speedup (empty, -1: none): run-wide options.
   std::string fixed_line;
   int fixed_speedup = -1;
+  bool end_to_end = false;
 };
 
 class MemberLink : public Link {

@@ -19,6 +19,7 @@ void Runtime::join_coordinator() {
   member.profile = config_.output;
   member.fixed_line = config_.fixed_line;
   member.fixed_speedup = config_.fixed_speedup;
+  member.end_to_end = config_.end_to_end;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   member.host = host;

@@ -5,6 +5,7 @@
 
 #include "platform.h"
 #include "record/experiment_record.h"
+#include "remote/link.h"
 
 namespace coz {
 
@@ -112,7 +113,9 @@ void ExperimentRunner::tick() {
 }
 
 void ExperimentRunner::begin_end_to_end_early() {
-  if (!settings_.follower && settings_.end_to_end && (settings_.fixed_line || load_alone())) {
+  // A member of a run across programs begins when the coordinator says (follow).
+  if (!link_ && !settings_.follower && settings_.end_to_end &&
+      (settings_.fixed_line || load_alone())) {
     begin(fixed_choice());
   }
 }
@@ -184,8 +187,12 @@ void ExperimentRunner::finish() {
   if (settings_.follower) {
     return;  // the experiment is the root's
   }
-  if (is_open_ && settings_.end_to_end) {
+  if (is_open_ && (settings_.end_to_end || whole_run_)) {
     end();
+    if (link_ && whole_run_) {  // the coordinator's end-to-end experiment: its record goes now
+      link_->forward_profile();
+      link_->ended(coordinated_);
+    }
   } else if (is_open_) {
     // Cut short by exit: not written, but over for the processes that outlive this one (a
     // daemon's children), which would otherwise go on paying its delays.

@@ -168,6 +168,8 @@ class ExperimentRunner {
   std::function<void()> before_snapshot_;
   Choice fixed_found_;  // fixed_elsewhere: the line once another process resolved it
   remote::Link* link_ = nullptr;
+  uint64_t coordinated_ = 0;  // the coordinator's number for the open experiment
+  bool whole_run_ = false;    // it is end to end: written as this member exits (finish)
   std::function<uint64_t(const std::string&)> key_of_;
   std::function<void(const std::string&)> on_lost_;
 };

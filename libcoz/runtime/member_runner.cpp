@@ -17,8 +17,7 @@
 namespace coz {
 
 void ExperimentRunner::follow(const std::function<void()>& idle) {
-  uint64_t experiment = 0;  // the coordinator's number for the open experiment
-  uint64_t sent_ns = 0;     // the highest total this member sent or was told
+  uint64_t sent_ns = 0;  // the highest total this member sent or was told
   bool lost = false;
   uint64_t last_idle_ns = now_ns();
   std::vector<remote::LinkEvent> events;
@@ -41,21 +40,22 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
             cut();  // an end that never came
           }
           begin(Choice{key_of_(e.line), e.line}, e.speedup);
-          experiment = e.experiment;
+          coordinated_ = e.experiment;
+          whole_run_ = e.whole_run;
           sent_ns = 0;
           break;
         case remote::LinkEvent::Kind::kRaise:
-          if (is_open_ && e.experiment == experiment) {
+          if (is_open_ && e.experiment == coordinated_) {
             state_.relayed.add(state_.ledger.epoch(), e.ns, e.at_ns);  // before the word moves
             state_.ledger.raise_to(e.ns);
             sent_ns = e.ns > sent_ns ? e.ns : sent_ns;
           }
           break;
         case remote::LinkEvent::Kind::kEnd:
-          if (is_open_ && e.experiment == experiment) {
+          if (is_open_ && e.experiment == coordinated_) {
             end();  // written to the local profile, forwarded below
             link_->forward_profile();
-            link_->ended(experiment);
+            link_->ended(coordinated_);
           }
           break;
         case remote::LinkEvent::Kind::kLost:
@@ -78,7 +78,7 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
     if (is_open_) {
       uint64_t total = state_.ledger.global_ns();
       if (total > sent_ns) {
-        link_->raise(experiment, total, state_.last_raise_ns.load(std::memory_order_relaxed));
+        link_->raise(coordinated_, total, state_.last_raise_ns.load(std::memory_order_relaxed));
         sent_ns = total;
       }
     }

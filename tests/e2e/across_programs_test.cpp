@@ -41,9 +41,11 @@ struct TwoTiers {
   ProcessResult coordinator, front, back;
 };
 
-// A coordinator, then the back, then the front (a request loop of `ms`), each in its own coz.
+// A coordinator, then the back, then the front (a request loop of `ms`), each in its own coz
+// (the back's with `back_options` too).
 TwoTiers run_two_tiers(const TempDir& dir, const std::vector<std::string>& coordinator_options,
-                       const std::string& ms = "3000") {
+                       const std::string& ms = "3000",
+                       const std::vector<std::string>& back_options = {}) {
   TwoTiers r;
   std::vector<std::string> coordinate = {COZ_TEST_CLI,  "coordinate",     "--listen",
                                          "127.0.0.1:0", "--port-file",    dir.file("port"),
@@ -52,8 +54,11 @@ TwoTiers run_two_tiers(const TempDir& dir, const std::vector<std::string>& coord
   std::thread c([&] { r.coordinator = run_process(coordinate); });
   std::string address = "127.0.0.1:" + wait_for_file(dir.file("port"));
   std::thread b([&] {
-    r.back = run_process({COZ_TEST_CLI, "run", "--coordinator", address, "-o", dir.file("back.coz"),
-                          "---", fixture("tiers"), "back", dir.file("bport"), "30"});
+    std::vector<std::string> back = {COZ_TEST_CLI, "run", "--coordinator",
+                                     address,      "-o",  dir.file("back.coz")};
+    back.insert(back.end(), back_options.begin(), back_options.end());
+    back.insert(back.end(), {"---", fixture("tiers"), "back", dir.file("bport"), "30"});
+    r.back = run_process(back);
   });
   r.front = run_process({COZ_TEST_CLI, "run", "--coordinator", address, "-o", dir.file("front.coz"),
                          "---", fixture("tiers"), "front", dir.file("bport"), "20", ms});
@@ -112,6 +117,42 @@ TEST(AcrossPrograms, TwoProgramsOverTcpMakeOneProfileAndEachPaysTheOthersDelays)
     EXPECT_GT(own.samples, 0u) << marker;
     EXPECT_EQ(other.samples, 0u) << marker;
     EXPECT_GT(other.with_delay, 0u) << marker << ": no delay reached the other member";
+  }
+}
+
+// --end-to-end, given to the coordinator or to one member, is one experiment over the whole run:
+// the front, which joins after it began, takes part from the moment it joins (its first few
+// requests may come before), so all but a few of its requests count.
+TEST(AcrossPrograms, EndToEndIsOneExperimentOverTheWholeRunWhoeverAsksForIt) {
+  std::string line = tiers_line("the back's line");
+  std::vector<std::string> options = {"--end-to-end", "--fixed-line", line, "--fixed-speedup",
+                                      "50"};
+  for (bool by_member : {false, true}) {
+    TempDir dir;
+    TwoTiers r =
+        by_member ? run_two_tiers(dir, {}, "1500", options) : run_two_tiers(dir, options, "1500");
+    ASSERT_EQ(r.coordinator.status, 0) << r.coordinator.err;
+    ASSERT_EQ(r.front.status, 0) << r.front.err;
+    ASSERT_EQ(r.back.status, 0) << r.back.err;
+    if (by_member) {
+      EXPECT_NE(r.coordinator.err.find("--end-to-end, from "), std::string::npos)
+          << r.coordinator.err;
+    }
+    long done = 0;
+    ASSERT_EQ(sscanf(r.front.out.c_str(), "front done %ld", &done), 1) << r.front.out;
+    std::vector<Record> experiments = records_of(dir.file("p.coz"), RecordKind::kExperiment);
+    ASSERT_EQ(experiments.size(), 1u) << slurp(dir.file("p.coz")).substr(0, 3000);
+    EXPECT_NE(experiments[0].text("selected").find(line), std::string::npos);
+    EXPECT_DOUBLE_EQ(experiments[0].real("speedup"), 0.5);
+    EXPECT_GT(experiments[0].u64("inserted"), 0u);
+    uint64_t visits = 0;
+    for (const Record& p : records_of(dir.file("p.coz"), RecordKind::kThroughputPoint)) {
+      visits += p.u64("delta");
+    }
+    EXPECT_LE(visits, static_cast<uint64_t>(done)) << "by member: " << by_member;
+    EXPECT_GE(visits, static_cast<uint64_t>(done) * 9 / 10) << "by member: " << by_member;
+    // The front, which has none of the line's samples, paid for the back's.
+    EXPECT_GT(inserted_in(dir.file("front.coz"), line).with_delay, 0u);
   }
 }
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "record/profile_format.h"
-#include "test_support.h"
+#include "unit/runner_parts.h"
 
 namespace coz {
 namespace {
@@ -127,22 +127,11 @@ TEST(ExperimentRunner, NothingBegunNothingWritten) {
   EXPECT_EQ(read_records(dir.file("p.coz")).first(RecordKind::kExperiment), nullptr);
 }
 
-// Waits until `done()`: a guard against a hang, not a deadline (the runner's steps are
-// awaited one by one, so no step has to happen within any time).
-template <typename F>
-bool eventually(F&& done) {
-  for (int i = 0; i < 60000 && !done(); i++) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return done();
-}
+using test::eventually;
 
 // A runner in real time on its own thread, counting the experiments it writes.
-struct RunningRunner {
-  explicit RunningRunner(uint64_t length_ns) {
-    std::string error;
-    EXPECT_TRUE(writer.open(dir.file("p.coz"), &error)) << error;
-    line = lines.intern_line(lines.intern_file("/src/a.c"), 7);
+struct RunningRunner : test::RunnerParts {
+  explicit RunningRunner(uint64_t length_ns) : RunnerParts("a.c", 7) {
     RunnerSettings settings;
     settings.scheduler.initial_length_ns = length_ns;  // doubling: no progress point is visited
     settings.scheduler.cooloff_ns = 1000000;
@@ -184,12 +173,6 @@ struct RunningRunner {
     return out;
   }
 
-  test::TempDir dir;
-  ProfileWriter writer;
-  LineTable lines;
-  SourceLine* line = nullptr;
-  ExperimentState state;
-  ProgressPoints points;
   std::optional<ExperimentRunner> runner;
   std::atomic<int> idle{0};
   std::atomic<int> written{0};

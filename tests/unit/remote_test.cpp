@@ -1,8 +1,10 @@
 // A run across programs, without sockets: the messages (remote/message.h), what the coordinator
-// writes of its members' records (coordinator/run_records.h), and a member's ledger raised by
-// another's total (DelayLedger::raise_to).
+// writes of its members' records (coordinator/run_records.h), the options that hold run-wide
+// (coordinator/run_options.h), and a member's ledger raised by another's total
+// (DelayLedger::raise_to).
 #include <gtest/gtest.h>
 
+#include "coordinator/run_options.h"
 #include "coordinator/run_records.h"
 #include "experiment/delay_ledger.h"
 #include "experiment/relayed_raises.h"
@@ -128,6 +130,41 @@ TEST(RunRecords, WithoutPointsTheCoordinatorsOwnTimeIsUsed) {
   EXPECT_NE(block.find("\tduration=0\t"), std::string::npos) << block;
   EXPECT_NE(block.find("\telapsed=100\t"), std::string::npos) << block;
   EXPECT_EQ(visits, 0u);
+}
+
+TEST(RunOptions, TheFirstToNameAnExperimentSetsItForTheWholeRun) {
+  coordinator::Settings run;
+  Message first("hello");
+  first.with("fixed-line", "a.c:3").with("fixed-speedup", uint64_t{40}).with("end-to-end", "1");
+  coordinator::Adopted a = coordinator::adopt_run_options(first, false, &run);
+  EXPECT_EQ(a.refusal, "");
+  EXPECT_EQ(a.taken,
+            (std::vector<std::string>{"--fixed-line a.c:3", "--fixed-speedup 40", "--end-to-end"}));
+  EXPECT_EQ(run.fixed_line, "a.c:3");
+  EXPECT_EQ(run.fixed_speedup, 40);
+  EXPECT_TRUE(run.end_to_end);
+  // The same again, or nothing: taken, changing nothing.
+  EXPECT_EQ(coordinator::adopt_run_options(first, true, &run).refusal, "");
+  EXPECT_TRUE(coordinator::adopt_run_options(Message("hello"), true, &run).taken.empty());
+  // A different line or speedup: refused, the run's unchanged.
+  Message other("hello");
+  other.with("fixed-line", "b.c:9");
+  EXPECT_NE(coordinator::adopt_run_options(other, true, &run).refusal.find("not the run's a.c:3"),
+            std::string::npos);
+  Message faster("hello");
+  faster.with("fixed-speedup", uint64_t{80});
+  EXPECT_NE(coordinator::adopt_run_options(faster, true, &run).refusal, "");
+  EXPECT_EQ(run.fixed_line, "a.c:3");
+  EXPECT_EQ(run.fixed_speedup, 40);
+}
+
+TEST(RunOptions, EndToEndAfterExperimentsBeganIsRefused) {
+  coordinator::Settings run;
+  Message late("hello");
+  late.with("end-to-end", "1");
+  coordinator::Adopted a = coordinator::adopt_run_options(late, true, &run);
+  EXPECT_NE(a.refusal.find("after this run's experiments began"), std::string::npos);
+  EXPECT_FALSE(run.end_to_end);
 }
 
 TEST(RemoteLedger, AnotherMembersTotalIsOwedByEveryThread) {

@@ -1,0 +1,25 @@
+// The options that name an experiment (--fixed-line, --fixed-speedup, --end-to-end) hold
+// run-wide in a run across programs, whichever program they were given to: the coordinator's own
+// settings, else the first member's that gives one. A pure step from a member's hello to the
+// run's settings, so the rule is tested without sockets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "coordinator/coordinator.h"
+#include "remote/message.h"
+
+namespace coz::coordinator {
+
+struct Adopted {
+  std::string refusal;             // why the member is refused, or empty
+  std::vector<std::string> taken;  // options the run took from it ("--fixed-line a.c:3", ...)
+};
+
+// A member whose option differs from the run's is refused, as is one that asks for --end-to-end
+// once the run's experiments have begun (`began`); otherwise what it gives and the run lacks is
+// set in `run`.
+Adopted adopt_run_options(const remote::Message& hello, bool began, Settings* run);
+
+}  // namespace coz::coordinator

@@ -1,0 +1,167 @@
+// A member's runner (runtime/member_runner.cpp) driven by a scripted link instead of a
+// coordinator: it begins and ends experiments when told, sends its delay total when it rose, takes
+// the others' totals, and, end to end, writes its record as it exits and says so after
+// forwarding it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "record/profile_format.h"
+#include "remote/link.h"
+#include "runtime/experiment_runner.h"
+#include "unit/runner_parts.h"
+
+namespace coz {
+namespace {
+
+using remote::LinkEvent;
+
+// What the coordinator would send, queued by the test; what the member sent, kept in order.
+class ScriptedLink : public remote::Link {
+ public:
+  void poll(int wait_ms, std::vector<LinkEvent>* events) override {
+    {
+      std::lock_guard<std::mutex> hold(mutex_);
+      for (LinkEvent& e : queued_) {
+        events->push_back(std::move(e));
+      }
+      queued_.clear();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms < 1 ? 0 : 1));
+  }
+  void offer(const std::string& line) override { said("offer " + line); }
+  void raise(uint64_t experiment, uint64_t ns, uint64_t) override {
+    said("raise " + std::to_string(experiment) + " " + std::to_string(ns));
+  }
+  void ended(uint64_t experiment) override { said("ended " + std::to_string(experiment)); }
+  void forward_profile() override { said("forward"); }
+  const std::string& why_lost() const override { return why_; }
+
+  void send(LinkEvent e) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    queued_.push_back(std::move(e));
+  }
+  std::vector<std::string> sent() {
+    std::lock_guard<std::mutex> hold(mutex_);
+    return sent_;
+  }
+  bool has_sent(const std::string& what) {
+    for (const std::string& s : sent()) {
+      if (s == what) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  void said(const std::string& what) {
+    std::lock_guard<std::mutex> hold(mutex_);
+    sent_.push_back(what);
+  }
+  std::mutex mutex_;
+  std::vector<LinkEvent> queued_;
+  std::vector<std::string> sent_;
+  std::string why_;
+};
+
+using test::eventually;
+
+// What the coordinator sends: `kind` of `experiment`, with `ns` (a raise's total).
+LinkEvent event(LinkEvent::Kind kind, uint64_t experiment, uint64_t ns = 0) {
+  LinkEvent e;
+  e.kind = kind;
+  e.experiment = experiment;
+  e.ns = ns;
+  return e;
+}
+
+// A member's root: its runner on its own thread, following the scripted link.
+struct Member : test::RunnerParts {
+  Member() : RunnerParts("b.c", 5) {
+    runner.emplace(RunnerSettings(), state, points, writer, 1);
+    runner->follow_coordinator(
+        &link, [this](const std::string& name) { return name == "b.c:5" ? line->key : 0; },
+        [](const std::string&) {});
+    profiler = std::thread([this] { runner->run([] {}); });
+  }
+  ~Member() {
+    if (profiler.joinable()) {
+      exit();
+    }
+  }
+  void exit() {  // as the runtime's shutdown does
+    runner->stop();
+    profiler.join();
+    runner->finish();
+  }
+  LinkEvent begin(uint64_t experiment, bool whole_run) {
+    LinkEvent e = event(LinkEvent::Kind::kBegin, experiment);
+    e.line = "b.c:5";
+    e.speedup = 50;
+    e.whole_run = whole_run;
+    return e;
+  }
+  size_t experiments_written() {
+    std::vector<Record> all;
+    std::vector<ParseError> errors;
+    std::string error;
+    EXPECT_TRUE(read_profile(dir.file("p.coz"), &all, &errors, &error)) << error;
+    size_t n = 0;
+    for (const Record& r : all) {
+      n += r.kind == RecordKind::kExperiment;
+    }
+    return n;
+  }
+
+  ScriptedLink link;
+  std::optional<ExperimentRunner> runner;
+  std::thread profiler;
+};
+
+TEST(MemberRunner, ItsSamplesGoOutAndTheOthersTotalsComeIn) {
+  Member m;
+  m.link.send(m.begin(3, false));
+  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  EXPECT_EQ(m.state.ledger.delay_ns(), 500000u) << "50% of the 1 ms sampling period";
+  LocalDelays own;
+  m.state.ledger.absorb(own, 500000);  // one of its threads settled a sample of the line
+  ASSERT_TRUE(eventually([&] { return m.link.has_sent("raise 3 500000"); }));
+  m.link.send(event(LinkEvent::Kind::kRaise, 3, 4000000));
+  ASSERT_TRUE(eventually([&] { return m.state.ledger.global_ns() == 4000000; }))
+      << "another member's total is this member's";
+  m.link.send(event(LinkEvent::Kind::kEnd, 3));
+  ASSERT_TRUE(eventually([&] { return m.link.has_sent("ended 3"); }));
+  EXPECT_EQ(m.state.selected.load(), 0u);
+  EXPECT_EQ(m.experiments_written(), 1u);
+}
+
+TEST(MemberRunner, AWholeRunExperimentIsWrittenAsTheMemberExitsThenSaidToBeEnded) {
+  Member m;
+  m.link.send(m.begin(1, true));
+  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  m.exit();
+  EXPECT_EQ(m.experiments_written(), 1u);
+  std::vector<std::string> sent = m.link.sent();
+  ASSERT_GE(sent.size(), 2u);
+  EXPECT_EQ(sent[sent.size() - 2], "forward") << "the record goes before the word that it went";
+  EXPECT_EQ(sent.back(), "ended 1");
+}
+
+TEST(MemberRunner, AnExperimentTheCoordinatorNeverEndedIsNotWritten) {
+  Member m;
+  m.link.send(m.begin(2, false));
+  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  m.exit();
+  EXPECT_EQ(m.experiments_written(), 0u);
+  EXPECT_FALSE(m.link.has_sent("ended 2"));
+}
+
+}  // namespace
+}  // namespace coz
