@@ -18,7 +18,6 @@
 #include "coordinator/run_records.h"
 #include "experiment/scheduler.h"
 #include "platform.h"
-#include "record/vocabulary.h"
 #include "remote/message.h"
 #include "remote/secret_proof.h"
 
@@ -81,6 +80,8 @@ class Coordinator {
   uint64_t began_ns_ = platform::monotonic_ns();
   uint64_t experiments_ = 0;
   RunExperiment open_;
+  std::vector<MemberExperiment> left_results_;  // of members that left the open experiment
+  bool whole_run_begun_ = false;                // the one experiment of an end-to-end run
   uint64_t open_start_ns_ = 0;
   std::unique_ptr<Scheduler> scheduler_;
   Random random_;
@@ -151,7 +152,7 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
   m.send(Message("welcome"));
   fprintf(stderr, "coz coordinate: %s (pid %llu) joined from %s\n", m.name.c_str(),
           static_cast<unsigned long long>(pid), m.peer.c_str());
-  if (settings_.end_to_end && phase_ == Phase::kRunning) {  // the one experiment: join it now
+  if (whole_run_begun_ && phase_ == Phase::kRunning) {  // the one experiment: join it now
     m.in_experiment = true;
     m.send(begin_message());
   }
@@ -162,7 +163,8 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
 
 // A member's --fixed-line, --fixed-speedup and --end-to-end hold run-wide (run_options.h).
 bool Coordinator::take_run_options(Member& m, const Message& hello) {
-  Adopted a = coordinator::adopt_run_options(hello, experiments_ > 0, &settings_);
+  bool was_end_to_end = settings_.end_to_end;
+  Adopted a = coordinator::adopt_run_options(hello, &settings_);
   if (!a.refusal.empty()) {
     m.refuse(a.refusal);
     return false;
@@ -170,6 +172,9 @@ bool Coordinator::take_run_options(Member& m, const Message& hello) {
   for (const std::string& option : a.taken) {
     fprintf(stderr, "coz coordinate: %s, from %s, for the whole run\n", option.c_str(),
             m.peer.c_str());
+  }
+  if (!was_end_to_end && settings_.end_to_end && phase_ == Phase::kRunning) {
+    phase_until_ns_ = 0;  // the experiment under way ends now; the run's one follows it
   }
   return true;
 }
@@ -209,7 +214,7 @@ void Coordinator::on_message(Member& m, const Message& msg) {
   if (msg.kind == "rec" && msg.find("r")) {
     on_record(m, msg.text("r"));
   } else if (msg.kind == "offer" && msg.text("line").find(':') != std::string::npos) {
-    if (phase_ == Phase::kChoosing) {
+    if (phase_ == Phase::kChoosing && settings_.fixed_line.empty()) {
       begin(msg.text("line"));
     }
   } else if (msg.kind == "raise" && msg.number("exp", UINT64_MAX, &exp) &&
@@ -236,6 +241,7 @@ void Coordinator::on_message(Member& m, const Message& msg) {
 void Coordinator::begin(const std::string& line) {
   experiments_++;
   open_ = RunExperiment();
+  left_results_.clear();
   open_.line = line;
   open_.speedup =
       settings_.fixed_speedup >= 0 ? settings_.fixed_speedup : scheduler_->draw_speedup(random_);
@@ -246,9 +252,10 @@ void Coordinator::begin(const std::string& line) {
     m->in_experiment = m->joined && !m->closed;
     m->has_result = false;
   }
+  whole_run_begun_ = settings_.end_to_end;  // before the message, which says so
   broadcast(begin_message());
   phase_ = Phase::kRunning;
-  phase_until_ns_ = settings_.end_to_end ? UINT64_MAX : open_start_ns_ + scheduler_->length_ns();
+  phase_until_ns_ = whole_run_begun_ ? UINT64_MAX : open_start_ns_ + scheduler_->length_ns();
 }
 
 Message Coordinator::begin_message() const {
@@ -256,27 +263,28 @@ Message Coordinator::begin_message() const {
   begin.with("exp", experiments_)
       .with("line", open_.line)
       .with("speedup", static_cast<uint64_t>(open_.speedup));
-  if (settings_.end_to_end) {
+  if (whole_run_begun_) {
     begin.with("whole-run", uint64_t{1});  // a member writes its record as it exits
+    // The total so far: a member that joins now owes none of it (it counts from here).
+    begin.with("base", open_.inserted_ns);
   }
   return begin;
 }
 
 // End to end: every member in the experiment has left (with its record, or without one).
 bool Coordinator::all_left_experiment() const {
-  bool any = false;
   for (const auto& m : members_) {
     if (m->in_experiment && !m->closed) {
       return false;
     }
-    any = any || m->in_experiment;
   }
-  return any || joined() == 0;
+  return true;
 }
 
 void Coordinator::end_experiment() {
   open_.elapsed_ns = platform::monotonic_ns() - open_start_ns_;
-  std::vector<MemberExperiment> results;
+  std::vector<MemberExperiment> results = std::move(left_results_);
+  left_results_.clear();
   for (auto& m : members_) {
     if (m->in_experiment && m->has_result) {
       results.push_back(m->result);
@@ -295,22 +303,23 @@ void Coordinator::advance() {
   uint64_t now = platform::monotonic_ns();
   switch (phase_) {
     case Phase::kWaiting:
-      if (joined() > 0 && now >= phase_until_ns_ && !(settings_.end_to_end && experiments_ > 0)) {
-        phase_ = Phase::kChoosing;
-        if (!settings_.fixed_line.empty()) {
-          begin(settings_.fixed_line);
-        } else {
-          broadcast(Message("want"));
-        }
+      if (joined() == 0 || now < phase_until_ns_ || whole_run_begun_) {
+        break;
       }
-      break;
+      phase_ = Phase::kChoosing;
+      if (settings_.fixed_line.empty()) {
+        broadcast(Message("want"));
+      }
+      [[fallthrough]];
     case Phase::kChoosing:
       if (joined() == 0) {
         phase_ = Phase::kWaiting;
+      } else if (!settings_.fixed_line.empty()) {
+        begin(settings_.fixed_line);  // a member that joined meanwhile named it
       }
       break;
     case Phase::kRunning:
-      if (settings_.end_to_end && all_left_experiment()) {
+      if (whole_run_begun_ && all_left_experiment()) {
         end_experiment();  // the members' records came with their last messages
       } else if (now >= phase_until_ns_) {
         broadcast(Message("end").with("exp", experiments_));
@@ -341,13 +350,7 @@ bool Coordinator::open_socket(std::string* why) {
   }
   listening_ = host + ":" + std::to_string(chosen);
   if (!settings_.port_file.empty()) {
-    std::string tmp = settings_.port_file + ".tmp";
-    FILE* f = fopen(tmp.c_str(), "w");
-    if (f) {
-      fprintf(f, "%u\n", chosen);
-      fclose(f);
-      rename(tmp.c_str(), settings_.port_file.c_str());
-    }
+    write_port_file(settings_.port_file, chosen);
   }
   return true;
 }
@@ -383,10 +386,7 @@ int Coordinator::run(const std::atomic<bool>& stop) {
               .c_str());  // once the profile is open: a run that cannot write says only that
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  write(std::string(vocab::kStartup) + "\t" + std::string(vocab::key::kTime) + "=" +
-        std::to_string(platform::wall_clock_ns()) + "\t" + std::string(vocab::key::kFormat) +
-        "=1\t" + std::string(vocab::key::kPid) + "=" + std::to_string(getpid()) + "\t" +
-        std::string(vocab::key::kProgram) + "=coz-coordinate@" + host + "\n");
+  write(coordinator_startup(platform::wall_clock_ns(), getpid(), host));
   while (!stop.load()) {
     std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
     for (const auto& m : members_) {
@@ -416,23 +416,23 @@ int Coordinator::run(const std::atomic<bool>& stop) {
       }
       m->flush();
     }
+    for (auto& m : members_) {
+      if (m->closed && m->in_experiment && m->has_result) {
+        left_results_.push_back(std::move(m->result));  // the member goes, its record stays
+      }
+    }
     members_.erase(std::remove_if(members_.begin(), members_.end(),
-                                  [this](const std::unique_ptr<Member>& m) {
-                                    return m->closed && !(phase_ != Phase::kWaiting &&
-                                                          m->in_experiment && m->has_result);
-                                  }),
+                                  [](const std::unique_ptr<Member>& m) { return m->closed; }),
                    members_.end());
     advance();
     if (joined_ever_ > 0 && joined() == 0 && phase_ != Phase::kCollecting) {
       break;  // the last member left
     }
   }
-  if (settings_.end_to_end && phase_ == Phase::kRunning) {
+  if (whole_run_begun_ && phase_ == Phase::kRunning) {
     end_experiment();  // stopped: from the members that left with their records
   }
-  uint64_t ran = joined_ever_ ? platform::monotonic_ns() - first_join_ns_ : 0;
-  write(std::string(vocab::kRuntime) + "\t" + std::string(vocab::key::kTime) + "=" +
-        std::to_string(ran) + "\n");
+  write(coordinator_runtime(joined_ever_ ? platform::monotonic_ns() - first_join_ns_ : 0));
   fprintf(stderr, "coz coordinate: profile written to %s: %llu experiments, %zu members\n",
           settings_.output.c_str(), static_cast<unsigned long long>(experiments_), joined_ever_);
   ::close(out_fd_);

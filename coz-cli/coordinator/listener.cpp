@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "remote/address.h"
@@ -78,6 +79,15 @@ std::unique_ptr<Member> accept_one(int listen_fd) {
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return std::make_unique<Member>(fd, std::string(host) + ":" + port);
+}
+
+void write_port_file(const std::string& path, uint16_t port) {
+  std::string tmp = path + ".tmp";
+  if (FILE* f = fopen(tmp.c_str(), "w")) {
+    fprintf(f, "%u\n", port);
+    fclose(f);
+    rename(tmp.c_str(), path.c_str());
+  }
 }
 
 }  // namespace coz::coordinator

@@ -14,6 +14,8 @@ namespace coz::coordinator {
 // address picks a free one).
 int listen_on(const std::string& address, bool has_secret, std::string* shown, uint16_t* port,
               std::string* why);
+// Writes `port` and a newline to `path`, renamed into place, so a script never reads half of it.
+void write_port_file(const std::string& path, uint16_t port);
 // The next waiting connection (non-blocking, TCP_NODELAY), or nullptr when none.
 std::unique_ptr<Member> accept_one(int listen_fd);
 

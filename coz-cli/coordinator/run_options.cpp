@@ -3,7 +3,7 @@
 
 namespace coz::coordinator {
 
-Adopted adopt_run_options(const remote::Message& hello, bool began, Settings* run) {
+Adopted adopt_run_options(const remote::Message& hello, Settings* run) {
   Adopted a;
   std::string line = hello.text("fixed-line");
   uint64_t speedup = 0;
@@ -15,10 +15,6 @@ Adopted adopt_run_options(const remote::Message& hello, bool began, Settings* ru
              static_cast<int>(speedup) != run->fixed_speedup) {
     a.refusal = "its --fixed-speedup " + std::to_string(speedup) + " is not the run's " +
                 std::to_string(run->fixed_speedup);
-  } else if (end_to_end && !run->end_to_end && began) {
-    a.refusal =
-        "its --end-to-end came after this run's experiments began; give --end-to-end to coz "
-        "coordinate or to the first member";
   }
   if (!a.refusal.empty()) {
     return a;

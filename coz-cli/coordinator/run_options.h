@@ -17,9 +17,9 @@ struct Adopted {
   std::vector<std::string> taken;  // options the run took from it ("--fixed-line a.c:3", ...)
 };
 
-// A member whose option differs from the run's is refused, as is one that asks for --end-to-end
-// once the run's experiments have begun (`began`); otherwise what it gives and the run lacks is
-// set in `run`.
-Adopted adopt_run_options(const remote::Message& hello, bool began, Settings* run);
+// A member whose option differs from the run's is refused; otherwise what it gives and the run
+// lacks is set in `run`, and holds from the next experiment (--end-to-end from a member that
+// joins after experiments ran: the one after the experiment under way).
+Adopted adopt_run_options(const remote::Message& hello, Settings* run);
 
 }  // namespace coz::coordinator

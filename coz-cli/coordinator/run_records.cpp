@@ -192,4 +192,16 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
   return out;
 }
 
+std::string coordinator_startup(uint64_t wall_ns, uint64_t pid, const std::string& host) {
+  return std::string(vocab::kStartup) + "\t" + std::string(vocab::key::kTime) + "=" +
+         std::to_string(wall_ns) + "\t" + std::string(vocab::key::kFormat) + "=1\t" +
+         std::string(vocab::key::kPid) + "=" + std::to_string(pid) + "\t" +
+         std::string(vocab::key::kProgram) + "=coz-coordinate@" + host + "\n";
+}
+
+std::string coordinator_runtime(uint64_t ran_ns) {
+  return std::string(vocab::kRuntime) + "\t" + std::string(vocab::key::kTime) + "=" +
+         std::to_string(ran_ns) + "\n";
+}
+
 }  // namespace coz::coordinator

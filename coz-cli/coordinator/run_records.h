@@ -50,4 +50,9 @@ struct RunExperiment {
 std::string merge_experiment(const RunExperiment& run, const std::vector<MemberExperiment>& members,
                              uint64_t* visits);
 
+// The coordinator's own startup record (the run's root: coz-coordinate@HOST) and its runtime
+// record (`ran_ns` from the first member's join), each a line ending in a newline.
+std::string coordinator_startup(uint64_t wall_ns, uint64_t pid, const std::string& host);
+std::string coordinator_runtime(uint64_t ran_ns);
+
 }  // namespace coz::coordinator

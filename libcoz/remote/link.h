@@ -14,7 +14,7 @@ struct LinkEvent {
   std::string line;        // kBegin: FILE:LINE, as the member that offered it named it
   int speedup = 0;         // kBegin: percent
   bool whole_run = false;  // kBegin: end to end (the member writes its record as it exits)
-  uint64_t ns = 0;         // kRaise: the run-wide delay total of the experiment
+  uint64_t ns = 0;         // kRaise: the run-wide delay total; kBegin: the total so far
   uint64_t at_ns = 0;      // kRaise: when the samples that raised it were taken (this host's clock)
 };
 

@@ -179,6 +179,7 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
     e.line = m.text("line");
     e.speedup = static_cast<int>(speedup);
     e.whole_run = m.text("whole-run") == "1";
+    m.number("base", kMaxDelayNs, &e.ns);  // end to end, joined late: the run's total so far
   } else if (m.kind == "raise" && m.number("exp", kMaxExperiment, &e.experiment) &&
              m.number("ns", kMaxDelayNs, &e.ns) && m.number("at", UINT64_MAX, &e.at_ns)) {
     e.kind = LinkEvent::Kind::kRaise;
@@ -247,9 +248,11 @@ void MemberLink::forward_profile() {
     return;
   }
   char buf[65536];
+  bool all_read = false;
   while (out_.size() - out_sent_ < kMaxQueued / 2) {
     ssize_t n = pread(fd, buf, sizeof buf, static_cast<off_t>(profile_at_));
     if (n <= 0) {
+      all_read = true;
       break;
     }
     profile_at_ += static_cast<uint64_t>(n);
@@ -263,6 +266,11 @@ void MemberLink::forward_profile() {
     }
     partial_.erase(0, start);
   }
+  drained_ = all_read;
+  if (all_read && ended_ != 0) {
+    send(Message("ended").with("exp", ended_ - 1));
+    ended_ = 0;
+  }
   flush();
 }
 
@@ -270,9 +278,14 @@ void MemberLink::finish(int ms) {
   if (!ever_joined_) {
     ms = 0;  // nothing of this program's reached the coordinator: no goodbye to wait for
   }
-  forward_profile();
-  send(Message("bye"));
   uint64_t deadline = platform::monotonic_ns() + static_cast<uint64_t>(ms) * 1000000;
+  forward_profile();
+  while (joined() && !drained_ && platform::monotonic_ns() < deadline) {  // a long backlog
+    std::vector<LinkEvent> ignored;
+    poll(10, &ignored);
+    forward_profile();
+  }
+  send(Message("bye"));
   while (state_ != State::kLost && out_sent_ < out_.size() && platform::monotonic_ns() < deadline) {
     std::vector<LinkEvent> ignored;
     poll(10, &ignored);

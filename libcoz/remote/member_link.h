@@ -48,7 +48,12 @@ class MemberLink : public Link {
   void raise(uint64_t experiment, uint64_t ns, uint64_t at_ns) override {
     send(Message("raise").with("exp", experiment).with("ns", ns).with("at", to_coordinator(at_ns)));
   }
-  void ended(uint64_t experiment) override { send(Message("ended").with("exp", experiment)); }
+  // Said once the profile, with the experiment's record, has been forwarded to its end (a
+  // profile that queued more than kMaxQueued / 2 goes on at the next forward_profile).
+  void ended(uint64_t experiment) override {
+    ended_ = experiment + 1;
+    forward_profile();
+  }
   // Forwards what the local profile gained since the last call (whole lines only).
   void forward_profile() override;
   // At exit: forwards the rest of the profile, says goodbye and waits up to `ms` for it all to
@@ -77,6 +82,8 @@ class MemberLink : public Link {
   std::atomic<int> fd_{-1};
   std::atomic<int> profile_fd_{-1};
   uint64_t profile_at_ = 0;  // how far the profile was read
+  uint64_t ended_ = 0;       // 1 + the experiment ended, to say once the profile is forwarded
+  bool drained_ = false;     // the last forward_profile read the profile to its end
   std::string partial_;      // a profile line read only in part
   uint64_t connect_deadline_ns_ = 0;
   std::string out_;  // queued to send

@@ -104,10 +104,14 @@ class DelayProtocol {
   // A wait ended by data from another member of a run across programs (a socket): from its next
   // settle on, the thread is credited up to the highest total the other members' samples reached
   // before this moment, however late their raises arrive here, and up to this process's own total
-  // now, which the sender had been raised to while it waited for this process's answers.
-  void woken_by_member(ThreadDelays& t) {
+  // now, which the sender had been raised to while it waited for this process's answers. By at
+  // most the `waited_ns` it waited, as the total cannot have risen more meanwhile: what it owed
+  // before the wait stays owed.
+  void woken_by_member(ThreadDelays& t, uint64_t waited_ns) {
     t.member_wake_ns = env_.now_ns();
     t.member_wake_word = experiment_.ledger.word();
+    uint64_t local = t.delays.epoch == epoch_count::epoch(t.member_wake_word) ? t.delays.ns : 0;
+    t.member_credit_limit = local + waited_ns;
   }
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
@@ -165,10 +169,12 @@ class DelayProtocol {
   // The credit of woken_by_member, at each settle (raises relayed later count too).
   void credit_relayed(ThreadDelays& t) {
     uint64_t epoch = experiment_.ledger.epoch();
-    uint64_t total = experiment_.relayed.total_by(epoch, t.member_wake_ns);
-    if (epoch_count::epoch(t.member_wake_word) == epoch) {
-      total = std::max(total, epoch_count::ns(t.member_wake_word));
+    if (epoch_count::epoch(t.member_wake_word) != epoch) {
+      return;  // it woke before this experiment began: nothing of it to credit
     }
+    uint64_t total = std::max(experiment_.relayed.total_by(epoch, t.member_wake_ns),
+                              epoch_count::ns(t.member_wake_word));
+    total = std::min(total, t.member_credit_limit);
     if (total != 0) {
       experiment_.ledger.credit_to(t.delays, total);
     }

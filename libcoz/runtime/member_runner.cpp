@@ -18,6 +18,9 @@ namespace coz {
 
 void ExperimentRunner::follow(const std::function<void()>& idle) {
   uint64_t sent_ns = 0;  // the highest total this member sent or was told
+  // The run's total when this member began the experiment (one end to end that it joined late):
+  // its own ledger counts from there, so it owes none of what was inserted before it joined.
+  uint64_t base_ns = 0;
   bool lost = false;
   uint64_t last_idle_ns = now_ns();
   std::vector<remote::LinkEvent> events;
@@ -42,13 +45,15 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
           begin(Choice{key_of_(e.line), e.line}, e.speedup);
           coordinated_ = e.experiment;
           whole_run_ = e.whole_run;
+          base_ns = e.ns;
           sent_ns = 0;
           break;
         case remote::LinkEvent::Kind::kRaise:
-          if (is_open_ && e.experiment == coordinated_) {
-            state_.relayed.add(state_.ledger.epoch(), e.ns, e.at_ns);  // before the word moves
-            state_.ledger.raise_to(e.ns);
-            sent_ns = e.ns > sent_ns ? e.ns : sent_ns;
+          if (is_open_ && e.experiment == coordinated_ && e.ns > base_ns) {
+            uint64_t ns = e.ns - base_ns;
+            state_.relayed.add(state_.ledger.epoch(), ns, e.at_ns);  // before the word moves
+            state_.ledger.raise_to(ns);
+            sent_ns = ns > sent_ns ? ns : sent_ns;
           }
           break;
         case remote::LinkEvent::Kind::kEnd:
@@ -61,13 +66,21 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
         case remote::LinkEvent::Kind::kLost:
           if (!lost) {
             lost = true;
-            if (is_open_) {
-              cut();
+            if (is_open_ && !whole_run_) {
+              cut();  // an end-to-end one goes on, written to the local profile at exit
             }
             state_.want_line.store(false, std::memory_order_release);
             on_lost_(link_->why_lost());
           }
           break;
+      }
+    }
+    if (is_open_ && open_.line.key == 0 && !open_.line.name.empty()) {
+      // A line this process could not name when told to begin: its debug information was not
+      // read yet (a member that joins as it starts), or it has none of it. Named once it can be.
+      if (uint64_t key = key_of_(open_.line.name)) {
+        open_.line.key = key;
+        state_.selected.store(key, std::memory_order_release);
       }
     }
     Choice offered;
@@ -78,7 +91,8 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
     if (is_open_) {
       uint64_t total = state_.ledger.global_ns();
       if (total > sent_ns) {
-        link_->raise(coordinated_, total, state_.last_raise_ns.load(std::memory_order_relaxed));
+        link_->raise(coordinated_, total + base_ns,
+                     state_.last_raise_ns.load(std::memory_order_relaxed));
         sent_ns = total;
       }
     }

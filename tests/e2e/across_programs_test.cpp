@@ -121,8 +121,8 @@ TEST(AcrossPrograms, TwoProgramsOverTcpMakeOneProfileAndEachPaysTheOthersDelays)
 }
 
 // --end-to-end, given to the coordinator or to one member, is one experiment over the whole run:
-// the front, which joins after it began, takes part from the moment it joins (its first few
-// requests may come before), so all but a few of its requests count.
+// a member that joins after it began takes part from the moment it joins. Whichever of the two
+// joins first, the front's requests after that count (most of them: it starts with the back).
 TEST(AcrossPrograms, EndToEndIsOneExperimentOverTheWholeRunWhoeverAsksForIt) {
   std::string line = tiers_line("the back's line");
   std::vector<std::string> options = {"--end-to-end", "--fixed-line", line, "--fixed-speedup",
@@ -140,17 +140,26 @@ TEST(AcrossPrograms, EndToEndIsOneExperimentOverTheWholeRunWhoeverAsksForIt) {
     }
     long done = 0;
     ASSERT_EQ(sscanf(r.front.out.c_str(), "front done %ld", &done), 1) << r.front.out;
-    std::vector<Record> experiments = records_of(dir.file("p.coz"), RecordKind::kExperiment);
-    ASSERT_EQ(experiments.size(), 1u) << slurp(dir.file("p.coz")).substr(0, 3000);
-    EXPECT_NE(experiments[0].text("selected").find(line), std::string::npos);
-    EXPECT_DOUBLE_EQ(experiments[0].real("speedup"), 0.5);
-    EXPECT_GT(experiments[0].u64("inserted"), 0u);
+    // The run's one experiment (given by a member, it may follow an ordinary one that ran before
+    // that member joined), and the front's visits in it.
+    std::vector<Record> all = read_records(dir.file("p.coz"));
+    const Record* whole = nullptr;
     uint64_t visits = 0;
-    for (const Record& p : records_of(dir.file("p.coz"), RecordKind::kThroughputPoint)) {
-      visits += p.u64("delta");
+    for (const Record& rec : all) {
+      if (rec.kind == RecordKind::kExperiment) {
+        EXPECT_EQ(whole, nullptr) << "nothing after the whole run's experiment";
+        if (rec.text("selected").find(line) != std::string::npos) {
+          whole = &rec;
+        }
+      } else if (rec.kind == RecordKind::kThroughputPoint && whole) {
+        visits += rec.u64("delta");
+      }
     }
+    ASSERT_NE(whole, nullptr) << slurp(dir.file("p.coz")).substr(0, 3000);
+    EXPECT_DOUBLE_EQ(whole->real("speedup"), 0.5);
+    EXPECT_GT(whole->u64("inserted"), 0u);
     EXPECT_LE(visits, static_cast<uint64_t>(done)) << "by member: " << by_member;
-    EXPECT_GE(visits, static_cast<uint64_t>(done) * 9 / 10) << "by member: " << by_member;
+    EXPECT_GE(visits, static_cast<uint64_t>(done) / 2) << "by member: " << by_member;
     // The front, which has none of the line's samples, paid for the back's.
     EXPECT_GT(inserted_in(dir.file("front.coz"), line).with_delay, 0u);
   }

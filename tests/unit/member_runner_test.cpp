@@ -87,8 +87,8 @@ struct Member : test::RunnerParts {
   Member() : RunnerParts("b.c", 5) {
     runner.emplace(RunnerSettings(), state, points, writer, 1);
     runner->follow_coordinator(
-        &link, [this](const std::string& name) { return name == "b.c:5" ? line->key : 0; },
-        [](const std::string&) {});
+        &link, [this](const std::string& name) { return named && name == "b.c:5" ? line->key : 0; },
+        [this](const std::string&) { lost = true; });
     profiler = std::thread([this] { runner->run([] {}); });
   }
   ~Member() {
@@ -121,6 +121,8 @@ struct Member : test::RunnerParts {
   }
 
   ScriptedLink link;
+  std::atomic<bool> lost{false};
+  std::atomic<bool> named{true};  // false: its lines are not read yet
   std::optional<ExperimentRunner> runner;
   std::thread profiler;
 };
@@ -152,6 +154,50 @@ TEST(MemberRunner, AWholeRunExperimentIsWrittenAsTheMemberExitsThenSaidToBeEnded
   ASSERT_GE(sent.size(), 2u);
   EXPECT_EQ(sent[sent.size() - 2], "forward") << "the record goes before the word that it went";
   EXPECT_EQ(sent.back(), "ended 1");
+}
+
+TEST(MemberRunner, AMemberThatJoinsAWholeRunLateOwesNothingInsertedBeforeIt) {
+  Member m;
+  LinkEvent late = m.begin(1, true);
+  late.ns = 10000000;  // the run's total when it joined: 10 ms
+  m.link.send(late);
+  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  EXPECT_EQ(m.state.ledger.global_ns(), 0u) << "its threads owe none of the 10 ms";
+  LocalDelays own;
+  m.state.ledger.absorb(own, 3000000);
+  ASSERT_TRUE(eventually([&] { return m.link.has_sent("raise 1 13000000"); }))
+      << "its own total goes out on the run's scale";
+  m.link.send(event(LinkEvent::Kind::kRaise, 1, 15000000));
+  ASSERT_TRUE(eventually([&] { return m.state.ledger.global_ns() == 5000000; }))
+      << "and the run's comes in on its own";
+}
+
+TEST(MemberRunner, AWholeRunExperimentOutlivesALostCoordinatorAndIsWrittenLocally) {
+  Member m;
+  m.link.send(m.begin(1, true));
+  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  m.link.send(event(LinkEvent::Kind::kLost, 0));
+  ASSERT_TRUE(eventually([&] { return m.lost.load(); }));
+  EXPECT_EQ(m.state.selected.load(), m.line->key) << "not cut";
+  m.exit();
+  EXPECT_EQ(m.experiments_written(), 1u);
+}
+
+TEST(MemberRunner, ALineItCannotNameYetIsSelectedOnceItCan) {
+  Member m;
+  m.named = false;  // told to begin before its debug information was read
+  m.link.send(m.begin(1, true));
+  ASSERT_TRUE(eventually([&] { return m.state.ledger.active(); }));
+  EXPECT_EQ(m.state.selected.load(), 0u);
+  m.named = true;
+  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  m.exit();
+  std::vector<Record> all;
+  std::vector<ParseError> errors;
+  std::string error;
+  ASSERT_TRUE(read_profile(m.dir.file("p.coz"), &all, &errors, &error)) << error;
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.back().text(vocab::key::kSelected), "b.c:5") << "named in its record";
 }
 
 TEST(MemberRunner, AnExperimentTheCoordinatorNeverEndedIsNotWritten) {

@@ -136,7 +136,7 @@ TEST(RunOptions, TheFirstToNameAnExperimentSetsItForTheWholeRun) {
   coordinator::Settings run;
   Message first("hello");
   first.with("fixed-line", "a.c:3").with("fixed-speedup", uint64_t{40}).with("end-to-end", "1");
-  coordinator::Adopted a = coordinator::adopt_run_options(first, false, &run);
+  coordinator::Adopted a = coordinator::adopt_run_options(first, &run);
   EXPECT_EQ(a.refusal, "");
   EXPECT_EQ(a.taken,
             (std::vector<std::string>{"--fixed-line a.c:3", "--fixed-speedup 40", "--end-to-end"}));
@@ -144,27 +144,30 @@ TEST(RunOptions, TheFirstToNameAnExperimentSetsItForTheWholeRun) {
   EXPECT_EQ(run.fixed_speedup, 40);
   EXPECT_TRUE(run.end_to_end);
   // The same again, or nothing: taken, changing nothing.
-  EXPECT_EQ(coordinator::adopt_run_options(first, true, &run).refusal, "");
-  EXPECT_TRUE(coordinator::adopt_run_options(Message("hello"), true, &run).taken.empty());
+  EXPECT_EQ(coordinator::adopt_run_options(first, &run).refusal, "");
+  EXPECT_TRUE(coordinator::adopt_run_options(Message("hello"), &run).taken.empty());
   // A different line or speedup: refused, the run's unchanged.
   Message other("hello");
   other.with("fixed-line", "b.c:9");
-  EXPECT_NE(coordinator::adopt_run_options(other, true, &run).refusal.find("not the run's a.c:3"),
+  EXPECT_NE(coordinator::adopt_run_options(other, &run).refusal.find("not the run's a.c:3"),
             std::string::npos);
   Message faster("hello");
   faster.with("fixed-speedup", uint64_t{80});
-  EXPECT_NE(coordinator::adopt_run_options(faster, true, &run).refusal, "");
+  EXPECT_NE(coordinator::adopt_run_options(faster, &run).refusal, "");
   EXPECT_EQ(run.fixed_line, "a.c:3");
   EXPECT_EQ(run.fixed_speedup, 40);
 }
 
-TEST(RunOptions, EndToEndAfterExperimentsBeganIsRefused) {
+TEST(RunOptions, AMemberThatOnlyAsksForEndToEndIsTaken) {
   coordinator::Settings run;
+  run.fixed_line = "a.c:3";  // the coordinator's
   Message late("hello");
   late.with("end-to-end", "1");
-  coordinator::Adopted a = coordinator::adopt_run_options(late, true, &run);
-  EXPECT_NE(a.refusal.find("after this run's experiments began"), std::string::npos);
-  EXPECT_FALSE(run.end_to_end);
+  coordinator::Adopted a = coordinator::adopt_run_options(late, &run);
+  EXPECT_EQ(a.refusal, "");
+  EXPECT_EQ(a.taken, std::vector<std::string>{"--end-to-end"});
+  EXPECT_TRUE(run.end_to_end);
+  EXPECT_EQ(run.fixed_line, "a.c:3");
 }
 
 TEST(RemoteLedger, AnotherMembersTotalIsOwedByEveryThread) {
