@@ -47,12 +47,12 @@ void Runtime::join_coordinator() {
       });
 }
 
-void Runtime::woken_by_member(ThreadState& t, int fd, uint64_t waited_ns) {
+void Runtime::woken_by_member(ThreadState& t, int fd) {
   struct stat st;
   // fd < 0: an epoll_wait or select that returned ready descriptors, which it does not name
   // (epoll's events carry the program's own data): taken for a socket too.
   if (member_credit_ && (fd < 0 || (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)))) {
-    delays_.woken_by_member(t, waited_ns);  // credited as it settles, next
+    delays_.woken_by_member(t);  // credited as it settles, next
   }
 }
 

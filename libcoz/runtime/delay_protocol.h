@@ -104,14 +104,11 @@ class DelayProtocol {
   // A wait ended by data from another member of a run across programs (a socket): from its next
   // settle on, the thread is credited up to the highest total the other members' samples reached
   // before this moment, however late their raises arrive here, and up to this process's own total
-  // now, which the sender had been raised to while it waited for this process's answers. By at
-  // most the `waited_ns` it waited, as the total cannot have risen more meanwhile: what it owed
-  // before the wait stays owed.
-  void woken_by_member(ThreadDelays& t, uint64_t waited_ns) {
+  // now, which the sender had been raised to while it waited for this process's answers. (What
+  // the thread owed before the wait is forgiven with it: see docs/across-hosts.md, limits.)
+  void woken_by_member(ThreadDelays& t) {
     t.member_wake_ns = env_.now_ns();
     t.member_wake_word = experiment_.ledger.word();
-    uint64_t local = t.delays.epoch == epoch_count::epoch(t.member_wake_word) ? t.delays.ns : 0;
-    t.member_credit_limit = local + waited_ns;
   }
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
@@ -174,7 +171,6 @@ class DelayProtocol {
     }
     uint64_t total = std::max(experiment_.relayed.total_by(epoch, t.member_wake_ns),
                               epoch_count::ns(t.member_wake_word));
-    total = std::min(total, t.member_credit_limit);
     if (total != 0) {
       experiment_.ledger.credit_to(t.delays, total);
     }

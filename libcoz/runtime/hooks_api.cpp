@@ -124,7 +124,7 @@ void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* st
           waker.pid > 0 ? FdKeys::of_process(waker.pid) : rt->fd_keys().fresh(waker.fd), waited);
     }
     if (waker.fd >= 0 || waker.ready) {
-      rt->woken_by_member(*wait.thread, waker.fd, waited);
+      rt->woken_by_member(*wait.thread, waker.fd);
     }
     rt->delays().catch_up_fully(*wait.thread);
   }

@@ -75,14 +75,6 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
           break;
       }
     }
-    if (is_open_ && open_.line.key == 0 && !open_.line.name.empty()) {
-      // A line this process could not name when told to begin: its debug information was not
-      // read yet (a member that joins as it starts), or it has none of it. Named once it can be.
-      if (uint64_t key = key_of_(open_.line.name)) {
-        open_.line.key = key;
-        state_.selected.store(key, std::memory_order_release);
-      }
-    }
     Choice offered;
     if (!lost && state_.offered.take(&offered.key, &offered.name)) {
       link_->offer(offered.name);

@@ -116,7 +116,7 @@ class Runtime {
   // the thread is credited with those, as a wait ended by a thread of this process is credited
   // with the waker's count, including raises that reach this member only later
   // (DelayProtocol::credit_relayed).
-  void woken_by_member(ThreadState& t, int fd, uint64_t waited_ns);
+  void woken_by_member(ThreadState& t, int fd);
   ThreadLife& threads() { return life_; }
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own. Locks and
   // allocates.

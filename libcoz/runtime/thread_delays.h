@@ -35,7 +35,6 @@ struct ThreadDelays {
   // (DelayLedger::word): what DelayProtocol::woken_by_member credits.
   uint64_t member_wake_ns = 0;
   uint64_t member_wake_word = 0;
-  uint64_t member_credit_limit = 0;  // its local total may be credited up to this, no further
 
   // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
   // thread reuses them by name) and how it turns arrivals into speedup.

@@ -45,7 +45,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->lock_debt_ns = 0;
   s->block_debt_ns = 0;
   s->paused_ns = 0;
-  s->member_wake_ns = s->member_wake_word = s->member_credit_limit = 0;
+  s->member_wake_ns = s->member_wake_word = 0;
   s->blocked_ns = 0;
   s->block_start_ns = 0;
   s->pacer.reset();

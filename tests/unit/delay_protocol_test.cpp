@@ -246,7 +246,7 @@ TEST_F(DelayProtocolTest, AThreadAnotherMemberWokeOwesNoneOfThisProcesssRaisesBe
   begin(100);
   protocol.before_block(b);  // b waits in epoll for the next request
   sample(a, 4);              // a runs the line for the last one; the member that sent it waited
-  protocol.woken_by_member(b, 5 * kMs);
+  protocol.woken_by_member(b);
   env.now += kMs;
   sample(a, 2);  // raised after the wake: owed
   protocol.catch_up_fully(b);
@@ -257,7 +257,7 @@ TEST_F(DelayProtocolTest, AThreadAnotherMemberWokeIsCreditedItsRaisesSampledBefo
   begin(100);
   protocol.before_block(b);
   env.now = 10 * kMs;
-  protocol.woken_by_member(b, 10 * kMs);
+  protocol.woken_by_member(b);
   protocol.catch_up_fully(b);
   EXPECT_TRUE(env.slept.empty());
   uint64_t epoch = experiment.ledger.epoch();
@@ -270,16 +270,6 @@ TEST_F(DelayProtocolTest, AThreadAnotherMemberWokeIsCreditedItsRaisesSampledBefo
   experiment.ledger.raise_to(8 * kMs);
   protocol.catch_up_fully(b);
   EXPECT_EQ(env.slept_total(), 3 * kMs) << "sampled after the wake: owed";
-}
-
-TEST_F(DelayProtocolTest, AWakeByAnotherMemberForgivesNoDebtFromBeforeTheWait) {
-  begin(100);
-  protocol.catch_up(b);
-  sample(a, 3);  // b runs beside the line: it owes 3 ms (it has not paid yet)
-  sample(a, 1);  // during b's 1 ms socket wait, 1 ms more
-  protocol.woken_by_member(b, kMs);
-  protocol.catch_up_fully(b);
-  EXPECT_EQ(env.slept_total(), 3 * kMs) << "credited the wait's 1 ms, no more";
 }
 
 TEST_F(DelayProtocolTest, AThreadPaysInFullBeforeItBlocks) {

@@ -87,7 +87,7 @@ struct Member : test::RunnerParts {
   Member() : RunnerParts("b.c", 5) {
     runner.emplace(RunnerSettings(), state, points, writer, 1);
     runner->follow_coordinator(
-        &link, [this](const std::string& name) { return named && name == "b.c:5" ? line->key : 0; },
+        &link, [this](const std::string& name) { return name == "b.c:5" ? line->key : 0; },
         [this](const std::string&) { lost = true; });
     profiler = std::thread([this] { runner->run([] {}); });
   }
@@ -122,7 +122,6 @@ struct Member : test::RunnerParts {
 
   ScriptedLink link;
   std::atomic<bool> lost{false};
-  std::atomic<bool> named{true};  // false: its lines are not read yet
   std::optional<ExperimentRunner> runner;
   std::thread profiler;
 };
@@ -181,23 +180,6 @@ TEST(MemberRunner, AWholeRunExperimentOutlivesALostCoordinatorAndIsWrittenLocall
   EXPECT_EQ(m.state.selected.load(), m.line->key) << "not cut";
   m.exit();
   EXPECT_EQ(m.experiments_written(), 1u);
-}
-
-TEST(MemberRunner, ALineItCannotNameYetIsSelectedOnceItCan) {
-  Member m;
-  m.named = false;  // told to begin before its debug information was read
-  m.link.send(m.begin(1, true));
-  ASSERT_TRUE(eventually([&] { return m.state.ledger.active(); }));
-  EXPECT_EQ(m.state.selected.load(), 0u);
-  m.named = true;
-  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
-  m.exit();
-  std::vector<Record> all;
-  std::vector<ParseError> errors;
-  std::string error;
-  ASSERT_TRUE(read_profile(m.dir.file("p.coz"), &all, &errors, &error)) << error;
-  ASSERT_FALSE(all.empty());
-  EXPECT_EQ(all.back().text(vocab::key::kSelected), "b.c:5") << "named in its record";
 }
 
 TEST(MemberRunner, AnExperimentTheCoordinatorNeverEndedIsNotWritten) {
