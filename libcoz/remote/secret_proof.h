@@ -28,9 +28,8 @@ bool same_in_constant_time(std::string_view a, std::string_view b);
 std::string random_hex(size_t bytes);
 
 // The run's shared secret: COZ_SECRET, else the contents of `file` less trailing newlines (none
-// when `file` is empty);
-// false, with `why`, when a file was named and cannot be read or is empty. Never from the command
-// line, where other users of the host could read it.
+// when `file` is empty); false, with `why`, when a file was named and cannot be read or is empty.
+// Never from the command line, where other users of the host could read it.
 bool read_secret(const std::string& file, std::string* secret, std::string* why);
 
 }  // namespace coz::remote

@@ -224,12 +224,8 @@ class Runtime {
   bool write_failing_ = false;  // the last experiment block could not be written
   std::unique_ptr<ExperimentRunner> runner_;
   std::unique_ptr<remote::MemberLink> link_;  // a member of a run across programs, or null
-  bool member_credit_ = false;
-  std::string link_trouble_;
-  std::atomic<int> raise_wake_{
-      -1};  // the member's eventfd: a raise to send (coordinated.cpp)  // what the member said of
-            // its coordinator, once (empty: nothing)  // woken_by_member credits socket waits
-            // (COZ_MEMBER_CREDIT=0: not)
+  bool member_credit_ = false;  // woken_by_member credits socket waits (COZ_MEMBER_CREDIT=0: not)
+  std::string link_trouble_;    // what the member said of its coordinator, once (empty: nothing)
   pthread_t profiler_thread_{};
   bool profiler_running_ = false;
 

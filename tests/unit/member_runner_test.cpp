@@ -4,6 +4,7 @@
 // forwarding it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -52,12 +53,8 @@ class ScriptedLink : public remote::Link {
     return sent_;
   }
   bool has_sent(const std::string& what) {
-    for (const std::string& s : sent()) {
-      if (s == what) {
-        return true;
-      }
-    }
-    return false;
+    std::vector<std::string> all = sent();
+    return std::find(all.begin(), all.end(), what) != all.end();
   }
 
  private:
@@ -101,12 +98,15 @@ struct Member : test::RunnerParts {
     profiler.join();
     runner->finish();
   }
-  LinkEvent begin(uint64_t experiment, bool whole_run) {
-    LinkEvent e = event(LinkEvent::Kind::kBegin, experiment);
+  // The coordinator says begin (b.c:5 at 50%; `base_ns`: the run's total so far, for a member
+  // that joins an end-to-end run late); true once the runner has begun it.
+  bool began(uint64_t experiment, bool whole_run, uint64_t base_ns = 0) {
+    LinkEvent e = event(LinkEvent::Kind::kBegin, experiment, base_ns);
     e.line = "b.c:5";
     e.speedup = 50;
     e.whole_run = whole_run;
-    return e;
+    link.send(e);
+    return eventually([&] { return state.selected.load() == line->key; });
   }
   size_t experiments_written() {
     std::vector<Record> all;
@@ -128,8 +128,7 @@ struct Member : test::RunnerParts {
 
 TEST(MemberRunner, ItsSamplesGoOutAndTheOthersTotalsComeIn) {
   Member m;
-  m.link.send(m.begin(3, false));
-  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  ASSERT_TRUE(m.began(3, false));
   EXPECT_EQ(m.state.ledger.delay_ns(), 500000u) << "50% of the 1 ms sampling period";
   LocalDelays own;
   m.state.ledger.absorb(own, 500000);  // one of its threads settled a sample of the line
@@ -145,8 +144,7 @@ TEST(MemberRunner, ItsSamplesGoOutAndTheOthersTotalsComeIn) {
 
 TEST(MemberRunner, AWholeRunExperimentIsWrittenAsTheMemberExitsThenSaidToBeEnded) {
   Member m;
-  m.link.send(m.begin(1, true));
-  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  ASSERT_TRUE(m.began(1, true));
   m.exit();
   EXPECT_EQ(m.experiments_written(), 1u);
   std::vector<std::string> sent = m.link.sent();
@@ -157,10 +155,7 @@ TEST(MemberRunner, AWholeRunExperimentIsWrittenAsTheMemberExitsThenSaidToBeEnded
 
 TEST(MemberRunner, AMemberThatJoinsAWholeRunLateOwesNothingInsertedBeforeIt) {
   Member m;
-  LinkEvent late = m.begin(1, true);
-  late.ns = 10000000;  // the run's total when it joined: 10 ms
-  m.link.send(late);
-  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  ASSERT_TRUE(m.began(1, true, 10000000));  // the run's total when it joined: 10 ms
   EXPECT_EQ(m.state.ledger.global_ns(), 0u) << "its threads owe none of the 10 ms";
   LocalDelays own;
   m.state.ledger.absorb(own, 3000000);
@@ -173,8 +168,7 @@ TEST(MemberRunner, AMemberThatJoinsAWholeRunLateOwesNothingInsertedBeforeIt) {
 
 TEST(MemberRunner, AWholeRunExperimentOutlivesALostCoordinatorAndIsWrittenLocally) {
   Member m;
-  m.link.send(m.begin(1, true));
-  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  ASSERT_TRUE(m.began(1, true));
   m.link.send(event(LinkEvent::Kind::kLost, 0));
   ASSERT_TRUE(eventually([&] { return m.lost.load(); }));
   EXPECT_EQ(m.state.selected.load(), m.line->key) << "not cut";
@@ -184,8 +178,7 @@ TEST(MemberRunner, AWholeRunExperimentOutlivesALostCoordinatorAndIsWrittenLocall
 
 TEST(MemberRunner, AnExperimentTheCoordinatorNeverEndedIsNotWritten) {
   Member m;
-  m.link.send(m.begin(2, false));
-  ASSERT_TRUE(eventually([&] { return m.state.selected.load() == m.line->key; }));
+  ASSERT_TRUE(m.began(2, false));
   m.exit();
   EXPECT_EQ(m.experiments_written(), 0u);
   EXPECT_FALSE(m.link.has_sent("ended 2"));
