@@ -26,6 +26,10 @@ extern "C" {
 #define COZ_COUNTER_TYPE_END 3
 /* This project's extension: a per-thread arrival counter (Coz's runtime returns null for it). */
 #define COZ_COUNTER_TYPE_ARRIVAL 4
+/* This project's extension: the calling thread's own count of its progress visits, every point's
+ * (an experiment takes off its time only the delays the threads that made its progress took;
+ * Coz's runtime returns null for it). */
+#define COZ_COUNTER_TYPE_THREAD_VISITS 5
 
 /* A progress point's counter, shared with the runtime. `backoff` is unused (kept for ABI). */
 typedef struct {
@@ -93,18 +97,31 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
 #define COZ_STR2_(x) #x
 #define COZ_STR_(x) COZ_STR2_(x)
 
-/* A throughput progress point named after its file and line. */
-#define COZ_PROGRESS \
-  COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, __FILE__ ":" COZ_STR_(__LINE__))
+/* Every visit also counts in the visiting thread's own total (the runtime hands each thread one
+ * counter for every point, so `name` only registers it). */
+#define COZ_COUNT_THREAD_VISIT_(name) \
+  COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_THREAD_VISITS, name)
+
 /* A throughput progress point with a chosen name. */
-#define COZ_PROGRESS_NAMED(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, name)
+#define COZ_PROGRESS_NAMED(name)                               \
+  do {                                                         \
+    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, name);  \
+    COZ_COUNT_THREAD_VISIT_(name);                             \
+  } while (0)
+/* A throughput progress point named after its file and line. */
+#define COZ_PROGRESS COZ_PROGRESS_NAMED(__FILE__ ":" COZ_STR_(__LINE__))
 /* Start and end of a transaction, for latency by Little's law. A BEGIN is also an arrival. */
 #define COZ_BEGIN(name)                                            \
   do {                                                             \
     COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_BEGIN, name);           \
     COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_ARRIVAL, name); \
+    COZ_COUNT_THREAD_VISIT_(name);                                 \
   } while (0)
-#define COZ_END(name) COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name)
+#define COZ_END(name)                                    \
+  do {                                                   \
+    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name);   \
+    COZ_COUNT_THREAD_VISIT_(name);                       \
+  } while (0)
 /* A request arrives (load amplification, `coz run --load` / `--arrival-speedup`): each thread
  * that passes here is virtually sped up per arrival, so requests seem to arrive faster. */
 #define COZ_ARRIVAL \

@@ -12,12 +12,26 @@ ExperimentResult compute_experiment_result(const ExperimentInput& in) {
   r.elapsed_ns = in.elapsed_ns;
   r.start_ns = in.start_ns;
   r.inserted_ns = in.inserted_ns;
-  r.duration_ns = in.elapsed_ns > in.inserted_ns ? in.elapsed_ns - in.inserted_ns : 0;
   r.selected_samples = in.selected_samples;
   // Coz's fields: delays of delay-size each (with amplification, the total over delay-size).
   r.delay_size_ns = in.delay_ns;
   r.delays = in.delay_ns ? in.inserted_ns / in.delay_ns : 0;
   r.run_id = in.run_id;
+
+  // The experiment's visits, to weigh each thread's delays by the visits it made.
+  uint64_t visits = 0;
+  for (const PointInput& p : in.points) {
+    visits += p.is_latency ? (p.after.begin - p.before.begin) + (p.after.end - p.before.end)
+                           : p.after.throughput - p.before.throughput;
+  }
+  TakenDelays taken = delays_taken(in.inserted_ns, visits, in.progress_threads);
+  r.owed_ns = taken.owed_ns;
+  r.duration_ns = in.elapsed_ns > taken.taken_ns ? in.elapsed_ns - taken.taken_ns : 0;
+  // Delay inserted while requests were in flight is taken off their time in the share the
+  // progress-making threads took of it (the rest they still owed, and never paused for).
+  double taken_share = in.inserted_ns == 0 ? 1.0
+                                           : static_cast<double>(taken.taken_ns) /
+                                                 static_cast<double>(in.inserted_ns);
 
   uint64_t arrivals = 0;
   for (const PointInput& p : in.points) {
@@ -35,7 +49,8 @@ ExperimentResult compute_experiment_result(const ExperimentInput& in) {
       // program.
       InFlight integral = p.in_flight;
       integral.remove(
-          static_cast<double>(p.after.delay_in_flight_ns - p.before.delay_in_flight_ns));
+          static_cast<double>(p.after.delay_in_flight_ns - p.before.delay_in_flight_ns) *
+          taken_share);
       out.in_flight_ns = integral.integral_ns();
       r.visits += out.arrivals + out.departures;
       if (p.after.begin + p.after.end != 0) {

@@ -9,6 +9,7 @@
 
 #include "experiment/arrival_pacer.h"
 #include "experiment/in_flight.h"
+#include "experiment/progress_delays.h"
 
 namespace coz {
 
@@ -33,6 +34,10 @@ struct ExperimentInput {
   uint64_t elapsed_ns = 0;
   uint64_t start_ns = 0;     // since the runner began: where in the run the experiment lies
   uint64_t inserted_ns = 0;  // delays inserted (the ledger's global total)
+  // The threads that counted progress visits of their own, with the delays each took
+  // (progress_delays.h): the experiment's time is theirs. Visits none of them made keep the
+  // global total.
+  std::vector<ProgressThread> progress_threads;
   uint64_t selected_samples = 0;
   uint64_t run_id = 0;
   AmplifySettings amplify;
@@ -57,8 +62,12 @@ struct PointResult {
 struct ExperimentResult {
   std::string selected;
   int speedup = 0;
-  uint64_t duration_ns = 0;  // elapsed minus inserted delays: the virtual time (eq. 5.1)
+  // Elapsed minus the delays the progress-making threads took: the virtual time (eq. 5.1, with
+  // progress_delays.h).
+  uint64_t duration_ns = 0;
   uint64_t elapsed_ns = 0, inserted_ns = 0, selected_samples = 0;
+  // Inserted delays those threads still owed at the end, not taken off the duration.
+  uint64_t owed_ns = 0;
   uint64_t start_ns = 0;  // since the run began (analysis compares experiments of like times)
   uint64_t delay_size_ns = 0, delays = 0;  // Coz's fields
   uint64_t run_id = 0;

@@ -16,6 +16,9 @@ void append_experiment(const ExperimentResult& r, RecordBuilder* block) {
       .field(vocab::key::kDelaySize, r.delay_size_ns)
       .field(vocab::key::kInserted, r.inserted_ns)
       .field(vocab::key::kStart, r.start_ns);
+  if (r.owed_ns != 0) {
+    block->field(vocab::key::kOwed, r.owed_ns);
+  }
   if (r.run_id != 0) {
     block->field(vocab::key::kRun, r.run_id);  // which `coz run` wrote it, for its own summary
   }

@@ -19,7 +19,7 @@ constexpr std::string_view kKeys[] = {
     key::kArrivals,       key::kDepartures, key::kDifference,
     key::kInFlightNs,     key::kLocation,   key::kCount,
     key::kMessage,        key::kBlocked,    key::kOffCpu,
-    key::kParent};
+    key::kParent,         key::kOwed};
 
 // The known name that `name` spells with underscores for hyphens, or `name`.
 template <size_t N>

@@ -59,6 +59,9 @@ inline constexpr std::string_view kElapsed = "elapsed";
 inline constexpr std::string_view kDelays = "delays";
 inline constexpr std::string_view kDelaySize = "delay-size";
 inline constexpr std::string_view kInserted = "inserted";
+// Of `inserted`, what the threads that made the progress still owed at the end (not taken off
+// `duration`; docs/experiments.md): a large share marks a saturated experiment.
+inline constexpr std::string_view kOwed = "owed";
 inline constexpr std::string_view kStart = "start";
 inline constexpr std::string_view kRun = "run";
 inline constexpr std::string_view kArrivalSpeedup = "arrival-speedup";

@@ -111,8 +111,10 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   }
   uint64_t ask = sleep - static_cast<uint64_t>(overshoot > 0 ? overshoot : 0);
   uint64_t start = env_.now_ns();
+  t.pause_end_ns.store(start + ask, std::memory_order_relaxed);
   env_.sleep_ns(ask);
   uint64_t slept = env_.now_ns() - start;
+  t.pause_end_ns.store(0, std::memory_order_relaxed);
   DelayLedger::paused(t.delays, sleep, slept);
   t.paused_ns += slept;
   paused_ns_.fetch_add(slept, std::memory_order_relaxed);
@@ -192,6 +194,7 @@ void DelayProtocol::before_block(ThreadState& t) {
   if (experiment_.ledger.active() && t.locks_held > 0 && !t.in_ledger) {
     with_delays(t, [&] { t.block_debt_ns = experiment_.ledger.owed(t.delays, &t.block_epoch); });
   }
+  t.blocked_now.store(true, std::memory_order_release);
 }
 
 void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& table) {
@@ -211,6 +214,7 @@ void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& t
 }
 
 void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
+  t.blocked_now.store(false, std::memory_order_relaxed);
   uint64_t blocked = UINT64_MAX;  // the start was not seen: no cap
   if (t.block_start_ns != 0) {
     blocked = env_.now_ns() - t.block_start_ns;

@@ -159,11 +159,17 @@ __attribute__((destructor)) void coz_stop() {
 // Coz's ABI: the counter for a progress point (1 = throughput, 2 = begin, 3 = end), or null for
 // an unknown type. Called once per macro site by coz.h. Type 4 (arrival, this project's
 // extension; Coz returns null for it) is called once per site and thread, and returns a counter
-// of the calling thread's own.
+// of the calling thread's own; so is type 5 (its visits to every point, one counter a thread).
 extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int type,
                                                                          const char* name) {
   coz::hooks_api::InsideRuntime
       inside;  // the point table's lock is the runtime's, not the program's
+  if (type == static_cast<int>(coz::PointKind::kThreadVisits)) {
+    // The calling thread's own visits (progress_threads.h); none for a thread the runtime does
+    // not sample (its visits keep the global delay total).
+    coz::ThreadState* state = coz::t_thread_state;
+    return state ? &state->visits : nullptr;
+  }
   if (type == static_cast<int>(coz::PointKind::kArrival)) {
     if (coz::Runtime* rt = coz::Runtime::active()) {
       return rt->new_arrival_counter(name);

@@ -132,6 +132,9 @@ void ExperimentRunner::begin(const Choice& line, int speedup) {
   state_.reset_arrivals();
   state_.started_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
   state_.ledger.begin(open_.delay_ns);
+  if (progress_began_) {
+    progress_began_();
+  }
   state_.selected.store(line.key, std::memory_order_release);
   open_.start_ns = now_ns();
   open_.tick_ns = open_.start_ns;
@@ -143,11 +146,14 @@ ExperimentRunner::Visits ExperimentRunner::end() {
   uint64_t end_ns = now_ns();
   state_.selected.store(0, std::memory_order_release);
   uint64_t inserted = state_.ledger.global_ns();
+  ExperimentInput in;
+  if (progress_ending_) {
+    in.progress_threads = progress_ending_();
+  }
   state_.ledger.end();
   is_open_ = false;
   experiments_++;
 
-  ExperimentInput in;
   in.selected = open_.line.key != 0 ? open_.line.name : std::string(kNoLine);
   in.speedup = open_.speedup;
   in.delay_ns = open_.delay_ns;

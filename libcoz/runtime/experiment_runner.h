@@ -71,6 +71,15 @@ class ExperimentRunner {
   void finish();
   // Brings counters the program does not increment itself (breakpoints) up to date.
   void set_before_snapshot(std::function<void()> refresh) { before_snapshot_ = std::move(refresh); }
+  // The threads that make progress (runtime/progress_threads.h): `began` is called as each
+  // experiment begins (after the ledger's new epoch), `ending` as it ends (before the ledger
+  // ends it) for each thread's visits and the delays it took. Unset: every visit is timed by the
+  // global delay total.
+  void set_progress_threads(std::function<void()> began,
+                            std::function<std::vector<ProgressThread>()> ending) {
+    progress_began_ = std::move(began);
+    progress_ending_ = std::move(ending);
+  }
   // Told of every experiment block written (`ok`) or not (`why`), to report failures at once.
   void set_on_write(std::function<void(bool ok, const std::string& why)> on_write) {
     on_write_ = std::move(on_write);
@@ -166,6 +175,8 @@ class ExperimentRunner {
   bool stop_ = false;
   std::atomic<bool> async_stop_{false};
   std::function<void()> before_snapshot_;
+  std::function<void()> progress_began_;
+  std::function<std::vector<ProgressThread>()> progress_ending_;
   Choice fixed_found_;  // fixed_elsewhere: the line once another process resolved it
   remote::Link* link_ = nullptr;
   uint64_t coordinated_ = 0;  // the coordinator's number for the open experiment

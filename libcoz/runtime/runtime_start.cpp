@@ -81,6 +81,7 @@ bool Runtime::open_run(SamplerKind sampler, std::string* error) {
     points_.adopt_shared();  // points only children have visited count too
   });
   runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
+  runner_->set_progress_threads([this] { progress_.begin(); }, [this] { return progress_.end(); });
   if (!config_.coordinator.empty()) {
     const char* credit = getenv("COZ_MEMBER_CREDIT");  // 0: off, to measure what it does
     member_credit_ = !(credit && std::string(credit) == "0");

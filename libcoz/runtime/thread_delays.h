@@ -3,6 +3,7 @@
 // Touched only by the thread itself, from its hooks and its sample signal handler.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "experiment/arrival_pacer.h"
@@ -28,6 +29,14 @@ struct ThreadDelays {
   uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
   uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
   uint64_t block_epoch = 0;         // the experiment that debt belongs to
+  // In a wait a wake credits (before_block to after_block: locks, condition variables, joins,
+  // barriers, semaphores, COZ_PRE_BLOCK): read by the profiler thread as an experiment ends
+  // (runtime/progress_threads.h), which counts such a thread as credited.
+  std::atomic<bool> blocked_now{false};
+  // When the pause the thread is in ends (CLOCK_MONOTONIC), or 0: its local total already holds
+  // the whole pause, and an experiment that ends before it is over counts only what it had paused
+  // (progress_threads.h).
+  std::atomic<uint64_t> pause_end_ns{0};
   uint64_t lock_debt_ns = 0;        // owed as it took its outermost lock (paid after the release)
   uint64_t lock_epoch = 0;          // the experiment that debt belongs to
   // When data from another member of a run across programs last ended a socket wait of this

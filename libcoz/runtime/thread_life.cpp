@@ -125,6 +125,7 @@ void ThreadLife::on_thread_exit(ThreadState& state) {
   state.pending_selected += attribution_.drain(state);
   delays_.catch_up_fully(state);
   delays_.before_wake(state, handoff_key(pthread_self()));
+  progress_.departed(state);  // its visits in the open experiment are timed by what it took
   points_.close(state);
   t_thread_state = nullptr;
   int fd = state.sampler->signal_fd();

@@ -18,6 +18,7 @@
 #include "runtime/blocked_time.h"
 #include "runtime/command_line_points.h"
 #include "runtime/delay_protocol.h"
+#include "runtime/progress_threads.h"
 #include "runtime/reporter.h"
 #include "runtime/sample_attribution.h"
 #include "runtime/thread_registry.h"
@@ -28,12 +29,14 @@ namespace coz {
 class ThreadLife {
  public:
   ThreadLife(ThreadRegistry& threads, CommandLinePoints& points, SampleAttribution& attribution,
-             DelayProtocol& delays, BlockedTime& blocked, const Reporter& reporter)
+             DelayProtocol& delays, BlockedTime& blocked, ProgressThreads& progress,
+             const Reporter& reporter)
       : threads_(threads),
         points_(points),
         attribution_(attribution),
         delays_(delays),
         blocked_(blocked),
+        progress_(progress),
         reporter_(reporter) {}
   ThreadLife(const ThreadLife&) = delete;
   ThreadLife& operator=(const ThreadLife&) = delete;
@@ -79,6 +82,7 @@ class ThreadLife {
   SampleAttribution& attribution_;
   DelayProtocol& delays_;
   BlockedTime& blocked_;
+  ProgressThreads& progress_;
   const Reporter& reporter_;
   SamplerBackend* backend_ = nullptr;
   pthread_key_t key_{};  // its destructor detaches an exiting thread

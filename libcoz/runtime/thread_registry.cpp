@@ -48,6 +48,12 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->member_wake_ns = s->member_wake_word = 0;
   s->blocked_ns = 0;
   s->block_start_ns = 0;
+  s->blocked_now.store(false, std::memory_order_relaxed);
+  __atomic_store_n(&s->visits.count, 0, __ATOMIC_RELAXED);
+  s->visits_base = 0;
+  s->visits_base_epoch = ~0ull;
+  s->pause_spill_ns = 0;
+  s->pause_end_ns.store(0, std::memory_order_relaxed);
   s->pacer.reset();
   s->arrivals_epoch = ~0ull;
   for (std::atomic<int>& fd : s->breakpoint_fds) {

@@ -36,6 +36,16 @@ struct ThreadState : ThreadDelays {
   uintptr_t stack_hi = 0;
   BlockedClock blocked;
 
+  // The thread's progress visits, every point's (COZ_COUNTER_TYPE_THREAD_VISITS in coz.h: the
+  // program's own thread adds to it), and the count when the open experiment began
+  // (visits_base_epoch: that experiment; another epoch: 0). runtime/progress_threads.h reads them.
+  Counter visits{0, 0};
+  uint64_t visits_base = 0;
+  uint64_t visits_base_epoch = ~0ull;
+  // What was left of a pause from before the open experiment as it began: time the thread spent
+  // paused in it that its local total does not hold.
+  uint64_t pause_spill_ns = 0;
+
   // --progress counters: the profiler's own descriptors (own_fds.h), -1 when not open.
   std::atomic<int> breakpoint_fds[kMaxBreakpointPoints] = {-1, -1, -1, -1};
 

@@ -1,0 +1,32 @@
+/* A timer thread: every 4 ms it wakes, runs about 1.5 ms of housekeeping (its own line) and sleeps
+ * again; the main thread's items never wait for it. */
+#include "shapes.h"
+
+static atomic_int done;
+
+static void* ticker(void* arg) {
+  unsigned long w = (unsigned long)arg;
+  long n = fl_none(60000);
+  while (!atomic_load_explicit(&done, memory_order_relaxed)) {
+    BENCH_SPIN(w, n); /* NONE */
+    struct timespec tick = {0, 4000000};
+    nanosleep(&tick, NULL);
+  }
+  return (void*)w;
+}
+
+int main(void) {
+  unsigned long long start = fl_now_ns(), end = fl_deadline(), visits = 0;
+  pthread_t t;
+  pthread_create(&t, NULL, ticker, (void*)3);
+  unsigned long v = 1;
+  while (fl_now_ns() < end) {
+    BENCH_SPIN(v, 20000); /* WORK */
+    COZ_PROGRESS_NAMED("item");
+    visits++;
+  }
+  atomic_store(&done, 1);
+  pthread_join(t, NULL);
+  fl_report(start, visits, v);
+  return 0;
+}
