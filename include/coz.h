@@ -26,10 +26,6 @@ extern "C" {
 #define COZ_COUNTER_TYPE_END 3
 /* This project's extension: a per-thread arrival counter (Coz's runtime returns null for it). */
 #define COZ_COUNTER_TYPE_ARRIVAL 4
-/* This project's extension: the calling thread's own count of its progress visits, every point's
- * (an experiment takes off its time only the delays the threads that made its progress took;
- * Coz's runtime returns null for it). */
-#define COZ_COUNTER_TYPE_THREAD_VISITS 5
 
 /* A progress point's counter, shared with the runtime. `backoff` is unused (kept for ABI). */
 typedef struct {
@@ -97,16 +93,41 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
 #define COZ_STR2_(x) #x
 #define COZ_STR_(x) COZ_STR2_(x)
 
-/* Every visit also counts in the visiting thread's own total (the runtime hands each thread one
- * counter for every point, so `name` only registers it). */
-#define COZ_COUNT_THREAD_VISIT_(name) \
-  COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_THREAD_VISITS, name)
+/* This project's extension: every visit also counts in the visiting thread's own total, one
+ * counter a thread for every point, from `_coz_thread_visits()` (an experiment takes off its time
+ * only the delays the threads that made its progress took). Looked up once per site and thread;
+ * absent from Coz's runtime, so there a visit costs one thread-local load more. */
+typedef coz_counter_t* (*coz_thread_visits_t)(void);
+
+static inline coz_counter_t* coz_lookup_thread_visits_(void) {
+  coz_thread_visits_t get = 0;
+  if (dlsym) {
+    void* p = dlsym(COZ_RTLD_DEFAULT_, "_coz_thread_visits");
+    __builtin_memcpy(&get, &p, sizeof(p));
+  }
+  coz_counter_t* c = get ? get() : 0;
+  return c ? c : COZ_ABSENT_COUNTER_;
+}
+
+#define COZ_COUNT_THREAD_VISIT_()                                                         \
+  do {                                                                                        \
+    static __thread coz_counter_t* coz_visits_ = 0;                                           \
+    coz_counter_t* coz_v_ = coz_visits_;                                                      \
+    if (__builtin_expect(coz_v_ == 0, 0)) {                                                   \
+      coz_v_ = coz_lookup_thread_visits_();                                                   \
+      coz_visits_ = coz_v_;                                                                   \
+    }                                                                                         \
+    if (coz_v_ != COZ_ABSENT_COUNTER_) {                                                      \
+      __atomic_store_n(&coz_v_->count, __atomic_load_n(&coz_v_->count, __ATOMIC_RELAXED) + 1, \
+                       __ATOMIC_RELAXED);                                                     \
+    }                                                                                         \
+  } while (0)
 
 /* A throughput progress point with a chosen name. */
 #define COZ_PROGRESS_NAMED(name)                               \
   do {                                                         \
     COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, name);  \
-    COZ_COUNT_THREAD_VISIT_(name);                             \
+    COZ_COUNT_THREAD_VISIT_();                             \
   } while (0)
 /* A throughput progress point named after its file and line. */
 #define COZ_PROGRESS COZ_PROGRESS_NAMED(__FILE__ ":" COZ_STR_(__LINE__))
@@ -115,12 +136,12 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
   do {                                                             \
     COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_BEGIN, name);           \
     COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_ARRIVAL, name); \
-    COZ_COUNT_THREAD_VISIT_(name);                                 \
+    COZ_COUNT_THREAD_VISIT_();                                 \
   } while (0)
 #define COZ_END(name)                                    \
   do {                                                   \
     COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name);   \
-    COZ_COUNT_THREAD_VISIT_(name);                       \
+    COZ_COUNT_THREAD_VISIT_();                       \
   } while (0)
 /* A request arrives (load amplification, `coz run --load` / `--arrival-speedup`): each thread
  * that passes here is virtually sped up per arrival, so requests seem to arrive faster. */

@@ -8,7 +8,8 @@ the unmodified program: 1 - P(S)/P(0), P being effective time per visit in the e
 Debian's coz-profiler (0.2), when installed, predicts the same cases from DWARF 3 builds.
 Each repetition runs every level of one configuration back to back; an effect is the median over
 RUNS repetitions of the ratio within a repetition.
-SKIP_DEBIAN=1 leaves Debian's coz out; BEFORE=path/to/another/build/bin/coz (several, comma-separated)
+SKIP_DEBIAN=1 leaves Debian's coz out; SPEEDUPS=0.25,0.5,0.75,1 adds the 100% points (the line's
+work removed entirely); COZ=path/to/bin/coz profiles "ours" with another build; BEFORE=path/to/another/build/bin/coz (several, comma-separated)
 adds each build's predictions as a column, run interleaved with ours (for a change to the runtime:
 both sides measured in one run). TIMER=1 adds a column of ours with perf_event_open refused by a
 seccomp filter (tests/programs/deny_perf.c, built here), as in a default container or on a kernel
@@ -26,7 +27,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 RUNS = int(os.environ.get("RUNS", "3"))
-SPEEDUPS = [0.25, 0.50, 0.75]
+SPEEDUPS = [float(s) for s in os.environ.get("SPEEDUPS", "0.25,0.5,0.75").split(",")]
 
 CASES = [  # name, source, extra compile flags, marker of the line to speed up
     ("serial: one thread, two functions", "serial.c", [], "MARKED"),
@@ -312,7 +313,7 @@ def print_speedup_rows(rows, have_debian, befores):
         print("Debian coz-profiler not installed (apt-get install coz-profiler): no comparison column")
 
 def main():
-    coz = os.path.join(ROOT, "build", "bin", "coz")
+    coz = os.environ.get("COZ", os.path.join(ROOT, "build", "bin", "coz"))
     befores = [p for p in os.environ.get("BEFORE", "").split(",") if p]
     for path in befores:
         if not os.access(path, os.X_OK):

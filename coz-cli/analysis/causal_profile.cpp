@@ -189,6 +189,9 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
   report.options = options;
   report.runs = data.runs().size();
   report.experiments = data.experiments().size();
+  for (const Experiment& e : data.experiments()) {
+    report.saturated += e.saturated();
+  }
   for (const Run& r : data.runs()) {
     report.runtime_ns += r.runtime_ns;
   }

@@ -144,6 +144,7 @@ struct Report {
   std::vector<LoadLevel> levels;
   std::vector<Series> series;
   size_t lines_tested = 0;                  // distinct lines with at least one experiment
+  size_t saturated = 0;                     // experiments saturated (Experiment::saturated)
   size_t dropped_no_baseline = 0;           // lines left out: no series has a 0% baseline
   size_t dropped_few_speedups = 0;          // lines left out: a baseline, but too few speedups
   size_t most_speedups = 0;                 // the most distinct speedups any series reached

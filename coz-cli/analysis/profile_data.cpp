@@ -244,9 +244,10 @@ std::optional<std::string> ProfileData::read_experiment(const Record& r, Experim
   if (!whole(r, vocab::key::kDuration, kMaxRecordNs, -1, &e->duration_ns) || e->duration_ns < 0 ||
       !whole(r, vocab::key::kElapsed, kMaxRecordNs, e->duration_ns, &e->elapsed_ns) ||
       !bounded(r, vocab::key::kSelectedSamples, kMaxRecordCount, 0, &e->selected_samples) ||
-      !whole(r, vocab::key::kStart, kMaxRecordNs, -1, &e->start_ns)) {
-    return "experiment duration, elapsed, start or selected-samples is not a number from 0 to "
-           "1e17; skipped";
+      !whole(r, vocab::key::kStart, kMaxRecordNs, -1, &e->start_ns) ||
+      !whole(r, vocab::key::kOwed, kMaxRecordNs, 0, &e->owed_ns)) {
+    return "experiment duration, elapsed, start, owed or selected-samples is not a number from 0 "
+           "to 1e17; skipped";
   }
   if (!bounded(r, vocab::key::kLoadTarget, kMaxLoad, 0, &e->level.target) ||
       !bounded(r, vocab::key::kArrivalSpeedup, kMaxRecordNs, 0, &e->level.arrival_speedup_ns) ||

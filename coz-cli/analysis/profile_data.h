@@ -46,6 +46,9 @@ struct Experiment {
   double speedup = 0;      // 0..1
   double duration_ns = 0;  // effective: elapsed minus inserted delays
   double elapsed_ns = 0;   // real time (duration when the profile does not say)
+  // Delays the threads that made the progress still owed at the end (`owed`; 0 when the profile
+  // does not say): a large share of elapsed_ns marks a saturated experiment (saturated()).
+  double owed_ns = 0;
   double selected_samples = 0;
   // Since its run began: the `start` field, or for profiles without it the elapsed times of the
   // run's experiments before it (Coz's: back to back, a little early).
@@ -54,6 +57,12 @@ struct Experiment {
   double load_achieved = -1;  // the `load` field; negative when absent
   size_t run = 0;             // index into ProfileData::runs
   std::vector<PointCounts> points;
+
+  // The threads that made the progress could not keep up: at the end they still owed more than
+  // kSaturatedShare of the experiment's time in delays (a sped-up line that runs all the time
+  // beside them raises the total faster than they can pause; docs/experiments.md).
+  static constexpr double kSaturatedShare = 0.10;
+  bool saturated() const { return owed_ns > kSaturatedShare * elapsed_ns; }
 };
 
 // One process of a run: its root (the startup record), a child process the runtime followed (a

@@ -168,6 +168,9 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
     inserted = std::max(inserted, number(e, vocab::key::kInserted));
   }
   inserted = std::min(inserted, elapsed);
+  // What the threads that made the timing member's progress still owed at its end never
+  // lengthened its time (progress_delays.h): it is not taken off.
+  uint64_t owed = timing ? std::min(number(*timing, vocab::key::kOwed), inserted) : 0;
   char speedup[16];
   snprintf(speedup, sizeof speedup, "%.2f", run.speedup / 100.0);
   Line e;
@@ -175,13 +178,16 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
   e.fields = {
       {std::string(vocab::key::kSelected), run.line},
       {std::string(vocab::key::kSpeedup), speedup},
-      {std::string(vocab::key::kDuration), std::to_string(elapsed - inserted)},
+      {std::string(vocab::key::kDuration), std::to_string(elapsed - (inserted - owed))},
       {std::string(vocab::key::kSelectedSamples), std::to_string(selected_samples)},
       {std::string(vocab::key::kElapsed), std::to_string(elapsed)},
       {std::string(vocab::key::kDelays), std::to_string(delay_size ? inserted / delay_size : 0)},
       {std::string(vocab::key::kDelaySize), std::to_string(delay_size)},
       {std::string(vocab::key::kInserted), std::to_string(inserted)},
       {std::string(vocab::key::kStart), std::to_string(run.start_ns)}};
+  if (owed != 0) {
+    e.fields.emplace_back(std::string(vocab::key::kOwed), std::to_string(owed));
+  }
   if (run.run_id != 0) {
     e.fields.emplace_back(std::string(vocab::key::kRun), std::to_string(run.run_id));
   }

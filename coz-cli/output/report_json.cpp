@@ -126,7 +126,8 @@ void summary(JsonWriter* w, const analysis::Report& r, const std::vector<analysi
       .value("runs", r.runs)
       .value("experiments", r.experiments)
       .value("runtime_ns", r.runtime_ns)
-      .value("lines_tested", r.lines_tested);
+      .value("lines_tested", r.lines_tested)
+      .value("saturated", r.saturated);
   distinct_texts(w, "programs", runs, &analysis::Run::program);
   distinct_texts(w, "off_cpu", runs, &analysis::Run::off_cpu);
   distinct_texts(w, "samplers", runs, &analysis::Run::sampler);

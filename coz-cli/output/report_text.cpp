@@ -365,6 +365,15 @@ std::string render_text(const RenderContext& ctx) {
   for (const std::string& w : ctx.data.warnings()) {
     out += wrap("warning: " + terminal_safe(w), prose);
   }
+  if (r.saturated > 0) {
+    std::string note;
+    appendf(&note,
+            "note: %zu of %zu experiments saturated: the threads making progress still owed more "
+            "than %.0f%% of the experiment's time in delays at its end (a sped-up line running "
+            "all the time beside them); their time counts only the delays those threads took",
+            r.saturated, r.experiments, analysis::Experiment::kSaturatedShare * 100);
+    out += wrap(note, prose);
+  }
   for (const std::string& line : processes_lines(ctx.data)) {
     out += wrap(line, prose);
   }

@@ -92,14 +92,20 @@ inline void locked_slowly() {
 }
 
 // Whether a wait may take the fast path: the thread is quiet and owes nothing.
+// Its caller waits at once: the thread is marked blocked (quiet_hooks::before_wait).
 inline Quiet quiet_waiter() {
   Quiet q = quiet();
-  return q && quiet_hooks::owes_nothing(q) ? q : Quiet{};
+  if (q && quiet_hooks::owes_nothing(q)) {
+    quiet_hooks::before_wait(*q.thread);
+    return q;
+  }
+  return Quiet{};
 }
 
 // After a wait on the fast path: nothing more if the word held; otherwise the full path's credit
 // (and, with `pay`, its payment after the release). Returns whether the word held.
 inline bool after_quiet_wait(const Quiet& q, const void* key, bool woken, bool pay) {
+  q.thread->blocked_now.store(false, std::memory_order_relaxed);
   if (quiet_hooks::still_quiet(q)) {
     quiet_hooks::after_wait(*q.thread);
     return true;
@@ -210,6 +216,7 @@ inline int took_lock(int rc) {
 // Waiting for a lock on the fast path (`q` from quiet_waiter(): nothing to pay before blocking).
 template <typename Call>
 inline int quiet_lock_wait(const Quiet& q, const void* key, Call&& call) {
+  quiet_hooks::before_wait(*q.thread);
   int result = call();
   // As after_block: a lock held is taken afresh.
   bool quiet_still = after_quiet_wait(q, key, acquired(result), false);

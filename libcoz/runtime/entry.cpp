@@ -159,17 +159,11 @@ __attribute__((destructor)) void coz_stop() {
 // Coz's ABI: the counter for a progress point (1 = throughput, 2 = begin, 3 = end), or null for
 // an unknown type. Called once per macro site by coz.h. Type 4 (arrival, this project's
 // extension; Coz returns null for it) is called once per site and thread, and returns a counter
-// of the calling thread's own; so is type 5 (its visits to every point, one counter a thread).
+// of the calling thread's own.
 extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int type,
                                                                          const char* name) {
   coz::hooks_api::InsideRuntime
       inside;  // the point table's lock is the runtime's, not the program's
-  if (type == static_cast<int>(coz::PointKind::kThreadVisits)) {
-    // The calling thread's own visits (progress_threads.h); none for a thread the runtime does
-    // not sample (its visits keep the global delay total).
-    coz::ThreadState* state = coz::t_thread_state;
-    return state ? &state->visits : nullptr;
-  }
   if (type == static_cast<int>(coz::PointKind::kArrival)) {
     if (coz::Runtime* rt = coz::Runtime::active()) {
       return rt->new_arrival_counter(name);
@@ -178,6 +172,14 @@ extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int typ
     return counter ? &counter->counter : nullptr;  // counted, never amplified (no runtime yet)
   }
   return process_progress_points().get(type, name);
+}
+
+// This project's extension (coz.h): the calling thread's own count of its progress visits, every
+// point's, called once per macro site and thread (runtime/progress_threads.h); null for a thread
+// the runtime does not sample (its visits keep the global delay total).
+extern "C" __attribute__((visibility("default"))) void* _coz_thread_visits() {
+  coz::ThreadState* state = coz::t_thread_state;
+  return state ? &state->visits : nullptr;
 }
 
 // Coz's blocking ABI, for programs with their own futex-based locks (COZ_PRE_BLOCK and friends in

@@ -92,7 +92,7 @@ void ProgressPoints::mark_arrivals(ProgressPoint* point) {
 Counter* ProgressPoints::get(int kind, const char* name) {
   if (!name || kind < static_cast<int>(PointKind::kThroughput) ||
       kind > static_cast<int>(PointKind::kEnd)) {
-    return nullptr;  // arrivals and thread visits are per thread: new_arrival(), ThreadState
+    return nullptr;  // arrivals are per thread: new_arrival()
   }
   std::lock_guard<std::mutex> lock(mutex_);
   ProgressPoint* point = find_or_add(name);
@@ -106,7 +106,6 @@ Counter* ProgressPoints::get(int kind, const char* name) {
       mark_latency(point);
       return &point->end();
     case PointKind::kArrival:
-    case PointKind::kThreadVisits:
       break;
   }
   return nullptr;

@@ -28,7 +28,7 @@ struct Counter {
   size_t backoff;
 };
 
-enum class PointKind { kThroughput = 1, kBegin = 2, kEnd = 3, kArrival = 4, kThreadVisits = 5 };
+enum class PointKind { kThroughput = 1, kBegin = 2, kEnd = 3, kArrival = 4 };
 
 struct ProgressPoint;
 

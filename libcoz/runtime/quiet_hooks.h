@@ -77,6 +77,12 @@ inline void after_wait(ThreadState& t) {
   }
 }
 
+// About to wait on the fast path: blocked in a wait a wake credits, as DelayProtocol::before_block
+// marks it (runtime/progress_threads.h reads it as an experiment ends).
+inline void before_wait(ThreadState& t) {
+  t.blocked_now.store(true, std::memory_order_release);
+}
+
 // A lock was taken on the fast path (DelayProtocol::lock_acquired at the quiet word).
 inline void lock_acquired(ThreadState& t) {
   if (t.locks_held == 0) {
