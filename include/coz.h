@@ -74,14 +74,14 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
   } while (0)
 
 /* As above, but the counter is the calling thread's own: each thread's first visit to the site
- * registers a counter with the runtime, later visits only add one (it is only ever written by
- * this thread, so a plain atomic store suffices). */
-#define COZ_INCREMENT_THREAD_COUNTER_(type, name)                                             \
+ * looks it up with `lookup` (an expression), later visits only add one (it is only ever written
+ * by this thread, so a plain atomic store suffices). */
+#define COZ_ADD_TO_THREAD_COUNTER_(lookup)                                                    \
   do {                                                                                        \
     static __thread coz_counter_t* coz_thread_counter_ = 0;                                   \
     coz_counter_t* coz_c_ = coz_thread_counter_;                                              \
     if (__builtin_expect(coz_c_ == 0, 0)) {                                                   \
-      coz_c_ = coz_lookup_counter_((type), (name));                                           \
+      coz_c_ = (lookup);                                                                      \
       coz_thread_counter_ = coz_c_;                                                           \
     }                                                                                         \
     if (coz_c_ != COZ_ABSENT_COUNTER_) {                                                      \
@@ -89,6 +89,9 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
                        __ATOMIC_RELAXED);                                                     \
     }                                                                                         \
   } while (0)
+/* A counter of the thread's own registered with the runtime per site (arrivals). */
+#define COZ_INCREMENT_THREAD_COUNTER_(type, name) \
+  COZ_ADD_TO_THREAD_COUNTER_(coz_lookup_counter_((type), (name)))
 
 #define COZ_STR2_(x) #x
 #define COZ_STR_(x) COZ_STR2_(x)
@@ -109,25 +112,13 @@ static inline coz_counter_t* coz_lookup_thread_visits_(void) {
   return c ? c : COZ_ABSENT_COUNTER_;
 }
 
-#define COZ_COUNT_THREAD_VISIT_()                                                         \
-  do {                                                                                        \
-    static __thread coz_counter_t* coz_visits_ = 0;                                           \
-    coz_counter_t* coz_v_ = coz_visits_;                                                      \
-    if (__builtin_expect(coz_v_ == 0, 0)) {                                                   \
-      coz_v_ = coz_lookup_thread_visits_();                                                   \
-      coz_visits_ = coz_v_;                                                                   \
-    }                                                                                         \
-    if (coz_v_ != COZ_ABSENT_COUNTER_) {                                                      \
-      __atomic_store_n(&coz_v_->count, __atomic_load_n(&coz_v_->count, __ATOMIC_RELAXED) + 1, \
-                       __ATOMIC_RELAXED);                                                     \
-    }                                                                                         \
-  } while (0)
+#define COZ_COUNT_THREAD_VISIT_() COZ_ADD_TO_THREAD_COUNTER_(coz_lookup_thread_visits_())
 
 /* A throughput progress point with a chosen name. */
-#define COZ_PROGRESS_NAMED(name)                               \
-  do {                                                         \
-    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, name);  \
-    COZ_COUNT_THREAD_VISIT_();                             \
+#define COZ_PROGRESS_NAMED(name)                              \
+  do {                                                        \
+    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_THROUGHPUT, name); \
+    COZ_COUNT_THREAD_VISIT_();                                \
   } while (0)
 /* A throughput progress point named after its file and line. */
 #define COZ_PROGRESS COZ_PROGRESS_NAMED(__FILE__ ":" COZ_STR_(__LINE__))
@@ -136,12 +127,12 @@ static inline coz_counter_t* coz_lookup_thread_visits_(void) {
   do {                                                             \
     COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_BEGIN, name);           \
     COZ_INCREMENT_THREAD_COUNTER_(COZ_COUNTER_TYPE_ARRIVAL, name); \
-    COZ_COUNT_THREAD_VISIT_();                                 \
+    COZ_COUNT_THREAD_VISIT_();                                     \
   } while (0)
-#define COZ_END(name)                                    \
-  do {                                                   \
-    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name);   \
-    COZ_COUNT_THREAD_VISIT_();                       \
+#define COZ_END(name)                                  \
+  do {                                                 \
+    COZ_INCREMENT_COUNTER(COZ_COUNTER_TYPE_END, name); \
+    COZ_COUNT_THREAD_VISIT_();                         \
   } while (0)
 /* A request arrives (load amplification, `coz run --load` / `--arrival-speedup`): each thread
  * that passes here is virtually sped up per arrival, so requests seem to arrive faster. */

@@ -12,7 +12,8 @@ TakenDelays delays_taken(uint64_t global_ns, uint64_t visits,
   double weighted = 0;  // visits x taken: past 64 bits for a long run of many visits
   for (const ProgressThread& t : threads) {
     attributed += t.visits;
-    weighted += static_cast<double>(t.visits) * static_cast<double>(std::min(t.taken_ns, global_ns));
+    weighted +=
+        static_cast<double>(t.visits) * static_cast<double>(std::min(t.taken_ns, global_ns));
   }
   // The threads' own counts and the points' counters are read a moment apart: the larger is the
   // experiment's, and what the threads do not account for was timed by the global total.

@@ -82,8 +82,8 @@ std::vector<ProgressThread> ProgressThreads::end() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (departed_epoch_ == epoch && departed_visits_ != 0) {
     // The threads that left, as one: the same visits and the same visits x delays.
-    parts.push_back({departed_visits_, static_cast<uint64_t>(std::llround(
-                                           departed_weighted_ / departed_visits_))});
+    parts.push_back({departed_visits_,
+                     static_cast<uint64_t>(std::llround(departed_weighted_ / departed_visits_))});
   }
   return parts;
 }

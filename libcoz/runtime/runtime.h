@@ -219,8 +219,8 @@ class Runtime {
   DelayProtocol delays_{experiment_, handoffs_, amplify_, environment_};
   BlockedTime blocked_{attribution_, delays_, experiment_};
   ProgressThreads progress_{threads_, experiment_.ledger};
-  ThreadLife life_{threads_, command_line_points_, attribution_, delays_,
-                   blocked_,  progress_,            reporter_};
+  ThreadLife life_{threads_, command_line_points_, attribution_, delays_, blocked_, progress_,
+                   reporter_};
   std::unique_ptr<SamplerBackend> backend_;
   ProfileWriter writer_;
   bool write_failing_ = false;  // the last experiment block could not be written

@@ -37,8 +37,8 @@ struct ThreadDelays {
   // the whole pause, and an experiment that ends before it is over counts only what it had paused
   // (progress_threads.h).
   std::atomic<uint64_t> pause_end_ns{0};
-  uint64_t lock_debt_ns = 0;        // owed as it took its outermost lock (paid after the release)
-  uint64_t lock_epoch = 0;          // the experiment that debt belongs to
+  uint64_t lock_debt_ns = 0;  // owed as it took its outermost lock (paid after the release)
+  uint64_t lock_epoch = 0;    // the experiment that debt belongs to
   // When data from another member of a run across programs last ended a socket wait of this
   // thread (CLOCK_MONOTONIC), or 0, and this process's global total then, with its epoch
   // (DelayLedger::word): what DelayProtocol::woken_by_member credits.

@@ -189,5 +189,29 @@ INSTANTIATE_TEST_SUITE_P(Ways, Exits,
                            return name;
                          });
 
+// A line on a thread nobody waits for, sped up by 100%: the delay total rises as fast as the clock
+// runs and the main thread, which makes every visit, cannot keep up. Its experiments take off only
+// what that thread took (the rest is `owed`), where Coz's rule took off nearly all their time.
+TEST(Experiments, ABackgroundLineIsTimedByTheThreadThatMadeTheProgress) {
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r =
+      run_process({COZ_TEST_CLI, "run", "--fixed-line", line_name("background.c", "background"),
+                   "--fixed-speedup", "100", "--zero-speedup-share", "0", "--experiment-length",
+                   "100ms", "-o", profile, "---", fixture("background"), "1500"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto experiments = records_of(profile, RecordKind::kExperiment);
+  ASSERT_GE(experiments.size(), 1u) << r.err;
+  size_t owing = 0;
+  for (const Record& e : experiments) {
+    EXPECT_EQ(e.text("speedup"), "1.00");
+    uint64_t elapsed = e.u64("elapsed"), inserted = e.u64("inserted"), owed = e.u64("owed");
+    EXPECT_LE(owed, inserted);
+    EXPECT_EQ(e.u64("duration"), elapsed - (inserted - owed)) << "elapsed less what was taken";
+    owing += owed > 0;
+  }
+  EXPECT_GE(owing, 1u) << "the main thread owed part of the total at the end of some experiment";
+}
+
 }  // namespace
 }  // namespace coz

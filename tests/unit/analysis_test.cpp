@@ -90,6 +90,22 @@ TEST(ProfileData, NonFiniteAndNegativeNumbersAreRejectedWithTheirLine) {
   EXPECT_EQ(d.experiments()[1].points.size(), 1u);  // "other" was dropped, "done" kept
 }
 
+// An experiment whose progress-making threads still owed more than a tenth of its time at its
+// end is saturated, and the report counts it; profiles without `owed` have none.
+TEST(ProfileData, ExperimentsWithMuchStillOwedAreCountedSaturated) {
+  std::string text = "startup\ttime=1\n" + experiment(0, 10) +
+                     "experiment\tselected=/a.c:1\tspeedup=1\tduration=300\telapsed=1000\t"
+                     "inserted=800\towed=100\nthroughput-point\tname=done\tdelta=3\n" +
+                     "experiment\tselected=/a.c:1\tspeedup=1\tduration=201\telapsed=1000\t"
+                     "inserted=900\towed=101\nthroughput-point\tname=done\tdelta=3\n";
+  ProfileData d = from_text(text);
+  ASSERT_EQ(d.experiments().size(), 3u);
+  EXPECT_FALSE(d.experiments()[0].saturated());
+  EXPECT_FALSE(d.experiments()[1].saturated()) << "a tenth of its time is not more than a tenth";
+  EXPECT_TRUE(d.experiments()[2].saturated());
+  EXPECT_EQ(analyse(d, {}).saturated, 1u);
+}
+
 // Blocked samples (off the CPU) beside running ones: summed per line over runs, a line with blocked
 // samples alone included; older profiles without the key have none; a bad value is reported.
 TEST(ProfileData, BlockedSamplesAreReadBesideRunningOnes) {

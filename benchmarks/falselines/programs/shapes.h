@@ -39,6 +39,19 @@ static inline unsigned long long fl_deadline(void) {
 
 static volatile unsigned long fl_sink;
 
+/* The main thread's work: items of a fixed cost, each counted, until `end`; returns how many. */
+static inline unsigned long long fl_items(unsigned long* seed, unsigned long long end) {
+  unsigned long long visits = 0;
+  unsigned long v = *seed;
+  while (fl_now_ns() < end) {
+    BENCH_SPIN(v, 20000); /* WORK */
+    COZ_PROGRESS_NAMED("item");
+    visits++;
+  }
+  *seed = v;
+  return visits;
+}
+
 static inline void fl_report(unsigned long long start, unsigned long long visits, unsigned long v) {
   fl_sink = v;
   printf("elapsed_ns %llu visits %llu\n", fl_now_ns() - start, visits);

@@ -16,15 +16,11 @@ static void* ticker(void* arg) {
 }
 
 int main(void) {
-  unsigned long long start = fl_now_ns(), end = fl_deadline(), visits = 0;
+  unsigned long long start = fl_now_ns(), end = fl_deadline();
   pthread_t t;
   pthread_create(&t, NULL, ticker, (void*)3);
   unsigned long v = 1;
-  while (fl_now_ns() < end) {
-    BENCH_SPIN(v, 20000); /* WORK */
-    COZ_PROGRESS_NAMED("item");
-    visits++;
-  }
+  unsigned long long visits = fl_items(&v, end);
   atomic_store(&done, 1);
   pthread_join(t, NULL);
   fl_report(start, visits, v);
