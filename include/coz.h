@@ -98,17 +98,27 @@ static inline coz_counter_t* coz_lookup_counter_(int type, const char* name) {
 
 /* This project's extension: every visit also counts in the visiting thread's own total, one
  * counter a thread for every point, from `_coz_thread_visits()` (an experiment takes off its time
- * only the delays the threads that made its progress took). Looked up once per site and thread;
- * absent from Coz's runtime, so there a visit costs one thread-local load more. */
+ * only the delays the threads that made its progress took). The function is looked up once, the
+ * counter once per site and thread; absent from Coz's runtime, so there a visit costs one
+ * thread-local load more. */
 typedef coz_counter_t* (*coz_thread_visits_t)(void);
 
 static inline coz_counter_t* coz_lookup_thread_visits_(void) {
-  coz_thread_visits_t get = 0;
-  if (dlsym) {
-    void* p = dlsym(COZ_RTLD_DEFAULT_, "_coz_thread_visits");
-    __builtin_memcpy(&get, &p, sizeof(p));
+  /* The function is looked up once (per translation unit), not once per thread: without the
+   * runtime a new thread's first visit costs a load, not a dlsym. */
+  static void* coz_visits_fn_ = 0;
+  void* f = __atomic_load_n(&coz_visits_fn_, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(f == 0, 0)) {
+    f = dlsym ? dlsym(COZ_RTLD_DEFAULT_, "_coz_thread_visits") : 0;
+    if (!f)
+      f = (void*)COZ_ABSENT_COUNTER_;
+    __atomic_store_n(&coz_visits_fn_, f, __ATOMIC_RELEASE);
   }
-  coz_counter_t* c = get ? get() : 0;
+  if (f == (void*)COZ_ABSENT_COUNTER_)
+    return COZ_ABSENT_COUNTER_;
+  coz_thread_visits_t get;
+  __builtin_memcpy(&get, &f, sizeof(f));
+  coz_counter_t* c = get();
   return c ? c : COZ_ABSENT_COUNTER_;
 }
 

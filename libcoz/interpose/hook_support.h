@@ -105,13 +105,13 @@ inline Quiet quiet_waiter() {
 // After a wait on the fast path: nothing more if the word held; otherwise the full path's credit
 // (and, with `pay`, its payment after the release). Returns whether the word held.
 inline bool after_quiet_wait(const Quiet& q, const void* key, bool woken, bool pay) {
-  q.thread->blocked_now.store(false, std::memory_order_relaxed);
   if (quiet_hooks::still_quiet(q)) {
+    q.thread->blocked_now.store(false, std::memory_order_relaxed);
     quiet_hooks::after_wait(*q.thread);
     return true;
   }
   KeepErrno keep;
-  hooks_api::after_block(key, woken);
+  hooks_api::after_block(key, woken);  // clears blocked_now once credited
   if (pay) {
     hooks_api::after_release();
   }

@@ -214,7 +214,6 @@ void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& t
 }
 
 void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
-  t.blocked_now.store(false, std::memory_order_relaxed);
   uint64_t blocked = UINT64_MAX;  // the start was not seen: no cap
   if (t.block_start_ns != 0) {
     blocked = env_.now_ns() - t.block_start_ns;
@@ -233,6 +232,8 @@ void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
     // then paid after its release (rare; not told apart here).
     note_lock_debt(t);
   }
+  // Credited by now: an experiment that ends from here on reads its own total.
+  t.blocked_now.store(false, std::memory_order_release);
 }
 
 void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t blocked,

@@ -12,7 +12,8 @@ ProgressThread ProgressThreads::part_of(const ThreadState& t, uint64_t epoch, ui
                                         uint64_t now_ns) {
   ProgressThread part;
   uint64_t count = __atomic_load_n(&t.visits.count, __ATOMIC_RELAXED);
-  uint64_t base = t.visits_base_epoch == epoch ? t.visits_base : 0;
+  uint64_t base =
+      t.visits_base_epoch == epoch || t.visits_base_epoch == kVisitsSinceAttach ? t.visits_base : 0;
   part.visits = count > base ? count - base : 0;
   if (part.visits == 0) {
     return part;
@@ -40,32 +41,34 @@ ProgressThread ProgressThreads::part_of(const ThreadState& t, uint64_t epoch, ui
 void ProgressThreads::begin() {
   uint64_t epoch = ledger_.epoch();
   uint64_t now = platform::monotonic_ns();
+  std::lock_guard<std::mutex> lock(mutex_);  // the bases departed() also writes
   threads_.for_each_live([&](ThreadState& t) {
     t.visits_base = __atomic_load_n(&t.visits.count, __ATOMIC_RELAXED);
     uint64_t pause_end = t.pause_end_ns.load(std::memory_order_relaxed);
     t.pause_spill_ns = pause_end > now ? pause_end - now : 0;
     t.visits_base_epoch = epoch;
   });
-  std::lock_guard<std::mutex> lock(mutex_);
   departed_epoch_ = epoch;
   departed_visits_ = 0;
   departed_weighted_ = 0;
 }
 
-void ProgressThreads::departed(const ThreadState& t) {
+void ProgressThreads::departed(ThreadState& t) {
   if (!ledger_.active()) {
     return;
   }
+  std::lock_guard<std::mutex> lock(mutex_);
   uint64_t epoch = ledger_.epoch();
   ProgressThread part = part_of(t, epoch, ledger_.global_ns(), platform::monotonic_ns());
-  if (part.visits == 0) {
+  if (part.visits == 0 || departed_epoch_ != epoch) {
     return;
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (departed_epoch_ == epoch) {
-    departed_visits_ += part.visits;
-    departed_weighted_ += static_cast<double>(part.visits) * static_cast<double>(part.taken_ns);
-  }
+  departed_visits_ += part.visits;
+  departed_weighted_ += static_cast<double>(part.visits) * static_cast<double>(part.taken_ns);
+  // Its visits are counted here from now on, not again among the live threads (it is still one
+  // until it detaches): end() walks them under this lock.
+  t.visits_base = __atomic_load_n(&t.visits.count, __ATOMIC_RELAXED);
+  t.visits_base_epoch = epoch;
 }
 
 std::vector<ProgressThread> ProgressThreads::end() {
@@ -73,13 +76,15 @@ std::vector<ProgressThread> ProgressThreads::end() {
   uint64_t global = ledger_.global_ns();
   uint64_t now = platform::monotonic_ns();
   std::vector<ProgressThread> parts;
+  // Held across the walk: a thread leaving meanwhile is counted either live or departed, once
+  // (departed() takes only this lock; the walk takes the registry's after it).
+  std::lock_guard<std::mutex> lock(mutex_);
   threads_.for_each_live([&](ThreadState& t) {
     ProgressThread part = part_of(t, epoch, global, now);
     if (part.visits != 0) {
       parts.push_back(part);
     }
   });
-  std::lock_guard<std::mutex> lock(mutex_);
   if (departed_epoch_ == epoch && departed_visits_ != 0) {
     // The threads that left, as one: the same visits and the same visits x delays.
     parts.push_back({departed_visits_,

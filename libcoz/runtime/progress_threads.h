@@ -30,7 +30,7 @@ class ProgressThreads {
   // The experiment the ledger has just begun: every live thread's visits so far are its base.
   void begin();
   // The calling thread is leaving: its part of the open experiment stays.
-  void departed(const ThreadState& t);
+  void departed(ThreadState& t);
   // The experiment ending (before the ledger ends it): each thread's part, live or gone.
   std::vector<ProgressThread> end();
 
@@ -42,7 +42,9 @@ class ProgressThreads {
  private:
   ThreadRegistry& threads_;
   const DelayLedger& ledger_;
-  std::mutex mutex_;  // departed_
+  // The departed part, and the threads' visit bases (begin() and departed() write them); taken
+  // before the registry's lock, never after it.
+  std::mutex mutex_;
   uint64_t departed_epoch_ = ~0ull;
   uint64_t departed_visits_ = 0;
   double departed_weighted_ = 0;  // visits x delays taken, over the threads that left

@@ -49,9 +49,8 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->blocked_ns = 0;
   s->block_start_ns = 0;
   s->blocked_now.store(false, std::memory_order_relaxed);
-  __atomic_store_n(&s->visits.count, 0, __ATOMIC_RELAXED);
-  s->visits_base = 0;
-  s->visits_base_epoch = ~0ull;
+  s->visits_base = __atomic_load_n(&s->visits.count, __ATOMIC_RELAXED);
+  s->visits_base_epoch = kVisitsSinceAttach;
   s->pause_spill_ns = 0;
   s->pause_end_ns.store(0, std::memory_order_relaxed);
   s->pacer.reset();

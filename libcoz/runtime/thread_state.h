@@ -17,6 +17,9 @@
 
 namespace coz {
 
+// ThreadState::visits_base_epoch for a base taken as the thread attached (no epoch has that value).
+inline constexpr uint64_t kVisitsSinceAttach = ~0ull - 1;
+
 struct ThreadState : ThreadDelays {
   std::atomic<pid_t> tid{0};
   std::unique_ptr<ThreadSampler> sampler;
@@ -36,9 +39,12 @@ struct ThreadState : ThreadDelays {
   uintptr_t stack_hi = 0;
   BlockedClock blocked;
 
-  // The thread's progress visits, every point's (COZ_COUNTER_TYPE_THREAD_VISITS in coz.h: the
-  // program's own thread adds to it), and the count when the open experiment began
-  // (visits_base_epoch: that experiment; another epoch: 0). runtime/progress_threads.h reads them.
+  // The thread's progress visits, every point's (`_coz_thread_visits` in coz.h: the program's own
+  // thread adds to it), and the count when the open experiment began (visits_base_epoch: that
+  // experiment, or kVisitsSinceAttach: the count as this thread attached, whatever experiment;
+  // another epoch: 0). Not zeroed when the state is recycled: a thread that has detached may
+  // still add a visit from a later key destructor, which then counts as one stray visit.
+  // runtime/progress_threads.h reads them.
   Counter visits{0, 0};
   uint64_t visits_base = 0;
   uint64_t visits_base_epoch = ~0ull;

@@ -92,7 +92,9 @@ TEST_F(ProgressThreadTest, ItsVisitsSinceTheExperimentBeganWithItsLocalTotal) {
   ProgressThread p = ProgressThreads::part_of(t, kEpoch, 1000, kNow);
   EXPECT_EQ(p.visits, 30u);
   EXPECT_EQ(p.taken_ns, 300u);
-  t.visits_base_epoch = kEpoch - 1;  // attached since the experiment began: every visit counts
+  t.visits_base_epoch = kVisitsSinceAttach;  // attached since it began, to a recycled state
+  EXPECT_EQ(ProgressThreads::part_of(t, kEpoch, 1000, kNow).visits, 30u);
+  t.visits_base_epoch = kEpoch - 1;  // a base from an earlier experiment: every visit counts
   EXPECT_EQ(ProgressThreads::part_of(t, kEpoch, 1000, kNow).visits, 50u);
   t.delays.epoch = kEpoch - 1;  // not seen since it began: it took none of it
   EXPECT_EQ(ProgressThreads::part_of(t, kEpoch, 1000, kNow).taken_ns, 0u);
