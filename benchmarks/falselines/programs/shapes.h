@@ -57,4 +57,18 @@ static inline void fl_report(unsigned long long start, unsigned long long visits
   printf("elapsed_ns %llu visits %llu\n", fl_now_ns() - start, visits);
 }
 
+/* The main thread's items until the deadline, beside one thread running `side` until `*done`;
+ * prints the report. For the shapes whose main thread never waits for the other. */
+static inline int fl_items_beside(void* (*side)(void*), atomic_int* done) {
+  unsigned long long start = fl_now_ns(), end = fl_deadline();
+  pthread_t t;
+  pthread_create(&t, NULL, side, (void*)3);
+  unsigned long v = 1;
+  unsigned long long visits = fl_items(&v, end);
+  atomic_store(done, 1);
+  pthread_join(t, NULL);
+  fl_report(start, visits, v);
+  return 0;
+}
+
 #endif

@@ -16,13 +16,5 @@ static void* ticker(void* arg) {
 }
 
 int main(void) {
-  unsigned long long start = fl_now_ns(), end = fl_deadline();
-  pthread_t t;
-  pthread_create(&t, NULL, ticker, (void*)3);
-  unsigned long v = 1;
-  unsigned long long visits = fl_items(&v, end);
-  atomic_store(&done, 1);
-  pthread_join(t, NULL);
-  fl_report(start, visits, v);
-  return 0;
+  return fl_items_beside(ticker, &done);
 }
