@@ -162,15 +162,20 @@ inline int unlocking(const void* key, Call&& call) {
   return result;
 }
 
-// Signalling `key` while the caller may hold a lock (condition variables): publish only; the
-// caller pays when it releases the lock.
-template <typename Call>
-inline auto signalling(const void* key, Call&& call) {
+// Publishes the calling thread's count on `key`, for a thread about to be woken through it.
+inline void publishing(const void* key) {
   if (Quiet q = quiet()) {
     quiet_hooks::before_wake(q, key);
   } else {
     hooks_api::before_wake(key);
   }
+}
+
+// Signalling `key` while the caller may hold a lock (condition variables): publish only; the
+// caller pays when it releases the lock.
+template <typename Call>
+inline auto signalling(const void* key, Call&& call) {
+  publishing(key);
   return call();
 }
 

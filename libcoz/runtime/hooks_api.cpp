@@ -143,6 +143,24 @@ void before_write_slowly(int fd) {
   }
 }
 
+void wake_across(const void* key) {
+  Runtime* rt = acting();
+  ThreadState* state = t_thread_state;
+  if (rt && state && g_in_tree.load(std::memory_order_relaxed) && rt->owns_this_process()) {
+    Inside inside;
+    rt->wake_across(*state, key);
+  }
+}
+
+void woken_across(const void* key) {
+  Runtime* rt = acting();
+  ThreadState* state = t_thread_state;
+  if (rt && state && g_in_tree.load(std::memory_order_relaxed) && rt->owns_this_process()) {
+    Inside inside;
+    rt->woken_across(*state, key, UINT64_MAX);
+  }
+}
+
 void before_exec() {
   if (Runtime* rt = acting()) {
     rt->before_exec();

@@ -78,6 +78,12 @@ inline void before_write(int fd) {
     before_write_slowly(fd);
   }
 }
+// A process-shared word `key` (a futex whose FUTEX_PRIVATE_FLAG is clear): about to wake its
+// waiters, which may be in another process of the run, publish the thread's count for them on the
+// run's shared table; back from a wait on it that a wake ended, credit the thread up to the count
+// published there (Runtime::wake_across and woken_across).
+void wake_across(const void* key);
+void woken_across(const void* key);
 // The program closed or replaced `fd` (every descriptor from `fd` up, for `and_above`).
 void forget_fd(int fd, bool and_above = false);
 // This process is about to replace its image (the exec family).

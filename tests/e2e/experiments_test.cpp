@@ -3,6 +3,7 @@
 // together; every way of exiting leaves the completed experiments and the final records.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "e2e/profile_helpers.h"
@@ -14,6 +15,7 @@ using test::fixture;
 using test::line_name;
 using test::marker_line;
 using test::program_source;
+using test::read_records;
 using test::records_of;
 using test::run_process;
 using test::TempDir;
@@ -36,7 +38,8 @@ TEST_P(SameBehaviour, OutputAndStatusMatchAndExperimentsRun) {
 
 INSTANTIATE_TEST_SUITE_P(Programs, SameBehaviour,
                          ::testing::Values("sync_mutex", "sync_pipeline", "sync_sem_barrier",
-                                           "sync_timed", "custom_alloc", "signals", "two_hot"));
+                                           "sync_timed", "custom_alloc", "signals", "two_hot",
+                                           "futex_handoff"));
 
 TEST(Experiments, RecordsCarryTheirFields) {
   TempDir dir;
@@ -213,5 +216,42 @@ TEST(Experiments, ABackgroundLineIsTimedByTheThreadThatMadeTheProgress) {
   EXPECT_GE(owing, 1u) << "the main thread owed part of the total at the end of some experiment";
 }
 
+TEST(Experiments, AThreadWokenFromAFutexIsCreditedByItsWaker) {
+  // Two threads hand a token back and forth through raw futex calls (syscall(SYS_futex), as
+  // Rust's std and libstdc++ park threads). Line b, most of a round, runs while the main thread,
+  // which counts the rounds, sleeps in FUTEX_WAIT: its waker's count covers the delays line b's
+  // samples insert. So at 100% the main thread pauses for none of them (its rounds per real
+  // second stay as they are) and the rounds per effective second rise by about 1 / (1 - share).
+  // Were the wait invisible, the main thread would pay line b's delays after each wake: about
+  // 0.6 of the rate in real time, and no change per effective second.
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-line", line_name("futex_handoff.c", "b"),
+                        "--speedup-step", "50", "--experiment-length", "50ms", "-o", profile, "---",
+                        fixture("futex_handoff"), "2000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "eagain:ok timeout:ok enosys:ok getpid:ok \n") << "the kernel's answers";
+  std::vector<Record> all = read_records(profile);
+  struct Sums {
+    double rounds = 0, effective_ns = 0, real_ns = 0;
+  };
+  std::map<std::string, Sums> by_speedup;
+  for (size_t i = 0; i + 1 < all.size(); i++) {
+    if (all[i].kind == RecordKind::kExperiment && all[i + 1].kind == RecordKind::kThroughputPoint) {
+      Sums& s = by_speedup[all[i].text("speedup")];
+      s.rounds += static_cast<double>(all[i + 1].u64("delta"));
+      s.effective_ns += static_cast<double>(all[i].u64("duration"));
+      s.real_ns += static_cast<double>(all[i].u64("elapsed"));
+    }
+  }
+  const Sums& base = by_speedup["0.00"];
+  const Sums& full = by_speedup["1.00"];
+  ASSERT_GT(base.rounds, 0.0) << r.err;
+  ASSERT_GT(full.rounds, 0.0) << r.err;
+  double effective = (full.rounds / full.effective_ns) / (base.rounds / base.effective_ns);
+  double real = (full.rounds / full.real_ns) / (base.rounds / base.real_ns);
+  EXPECT_GT(effective, 1.4) << "rounds per effective second at 100% against 0%";
+  EXPECT_GT(real, 0.85) << "rounds per real second at 100% against 0%";
+}
 }  // namespace
 }  // namespace coz
