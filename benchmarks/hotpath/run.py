@@ -3,8 +3,9 @@
 
 (a) Per operation (programs/hotpath.c, each run for SECONDS of wall time): an uncontended
     pthread_mutex_lock/unlock pair, a contended hand-over between two threads (and how often the
-    lock changes hands per 1,000 acquisitions), a condition-variable round trip, a barrier round,
-    and a sample (signal delivery to handler return: the time a reader of the clock loses to
+    lock changes hands per 1,000 acquisitions), a condition-variable round trip, a futex round trip
+    made through syscall() (as Rust's std parks), a barrier round, a system call through syscall()
+    that is not a futex, an uncontended futex wake, a read() that never waits, and a sample (signal delivery to handler return: the time a reader of the clock loses to
     interruptions, per second, less the native figure, over the samples a second).
     Configurations: native; this project at 0% (`--fixed-speedup 0`); this project at 50% on a line
     the operation never runs (a speedup experiment's hooks, with no delays to pay); Debian's Coz
@@ -41,7 +42,7 @@ COZ = os.environ.get("COZ", os.path.join(ROOT, "build", "bin", "coz"))
 BEFORE = os.environ.get("BEFORE")
 DEBIAN = "/usr/bin/coz" if (os.path.exists("/usr/lib/coz-profiler/libcoz.so") and
                             not os.environ.get("SKIP_DEBIAN")) else None
-OPS = os.environ.get("OPS", "lock,handover,condvar,barrier,sample").split(",")
+OPS = os.environ.get("OPS", "lock,handover,condvar,futex,barrier,syscall,wake,read,sample").split(",")
 PROGRAMS = os.environ.get("PROGRAMS", "lock_loop,single,barrier,sqlite").split(",")
 SQLITE_BIN = os.path.join(ROOT, "benchmarks", "real", "work", "bin")
 

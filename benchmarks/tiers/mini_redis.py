@@ -22,8 +22,11 @@ sampler's samples come in fours at each 4 ms tick and cost almost nothing.
 
 Usage: python3 benchmarks/tiers/mini_redis.py [--runs 5] [--seconds 60] [--spin N] [--coz PATH]
 Builds under benchmarks/tiers/work/mini-redis (git-ignored); needs cargo and crates.io.
-Coz 0.2.2 cannot profile across programs, so there is no peer column. The server runs with one
-Tokio worker (TOKIO_WORKER_THREADS=1): see one_run.
+Coz 0.2.2 cannot profile across programs, so there is no peer column. The server runs with
+Tokio's default worker count (one per core); --workers N sets TOKIO_WORKER_THREADS (Tokio's own
+setting). Tokio's workers park on futexes through glibc's syscall(), which the runtime follows
+(docs/experiments.md, "Futexes"); before it did, a second worker parked while the first ran the
+line owed those delays when it next picked up a request, and the benchmark pinned one worker.
 """
 import argparse
 import glob
@@ -150,13 +153,16 @@ def wait_listening(port, proc, seconds=20):
     return False
 
 
+WORKERS = None  # TOKIO_WORKER_THREADS for the server, or None for Tokio's default (--workers)
+
+
 def one_run(server, client, spin, ms, wrap=lambda name: []):
     """Requests per second of one client run against a fresh server with COZ_SPIN=spin."""
     port = free_port()
-    # One Tokio worker (TOKIO_WORKER_THREADS, Tokio's own setting): Rust's locks park threads with
-    # futex system calls, which the profiler does not see, so a second worker parked while the
-    # first ran the line would owe its delays when it next picked up a request.
-    env = dict(os.environ, COZ_SPIN=str(spin), TOKIO_WORKER_THREADS="1")
+    env = dict(os.environ, COZ_SPIN=str(spin))
+    env.pop("TOKIO_WORKER_THREADS", None)
+    if WORKERS:
+        env["TOKIO_WORKER_THREADS"] = str(WORKERS)
     srv = subprocess.Popen(wrap("server") + [server, "--port", str(port)], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -183,12 +189,16 @@ def main():
     ap.add_argument("--native-ms", type=int, default=4000)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--spin", type=int, default=300000, help="COZ_SPIN iterations per SET (default 300000)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="the server's Tokio workers (default: Tokio's, one per core)")
     ap.add_argument("--samplers", default="perf,timer",
                     help="one profile per coz run --sampler given to both programs (default perf,timer)")
     opts = ap.parse_args()
     opts.samplers = [x for x in opts.samplers.split(",") if x]
     if not opts.samplers or any(x not in ("auto", "perf", "timer") for x in opts.samplers):
         ap.error(f"bad --samplers {opts.samplers!r}: want auto, perf or timer, comma-separated")
+    global WORKERS
+    WORKERS = opts.workers
     server, client, line = prepare()
 
     # (a) True effects: COZ_SPIN really reduced, interleaved with the full spin, paired ratios.
@@ -202,7 +212,8 @@ def main():
             faster = one_run(server, client, int(opts.spin * (1 - s)), opts.native_ms)
             effects[s].append(100 * (1 - full / faster))
     print(f"mini-redis {VERSION}: SET requests one after another, COZ_SPIN={opts.spin} in Set::apply "
-          f"({line}); {statistics.median(base):.0f} requests/s natively")
+          f"({line}); server workers: {WORKERS or 'Tokio default'}; "
+          f"{statistics.median(base):.0f} requests/s natively")
 
     # (b) One coordinated profile per sampler: coordinator, server and client loop, each started on
     # its own.

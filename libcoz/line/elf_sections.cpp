@@ -1,6 +1,7 @@
 // A 64-bit ELF file's section headers (see elf_sections.h).
 #include "line/elf_sections.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -36,6 +37,23 @@ bool read_elf_sections(int fd, ElfSections* out) {
   }
   out->names.assign(names.sh_size + 1, '\0');
   return read_at(fd, out->names.data(), names.sh_size, names.sh_offset);
+}
+
+bool is_go_binary(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  ElfSections elf;
+  bool go = false;
+  if (read_elf_sections(fd, &elf)) {
+    for (const Elf64_Shdr& s : elf.headers) {
+      std::string_view name = elf.name(s);
+      go = go || name == ".go.buildinfo" || name == ".note.go.buildid";
+    }
+  }
+  close(fd);
+  return go;
 }
 
 }  // namespace coz

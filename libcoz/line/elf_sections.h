@@ -30,5 +30,8 @@ bool read_section(int fd, const Elf64_Shdr& s, size_t limit, std::vector<unsigne
 // The section headers of the 64-bit ELF file open as `fd`; false when it is none (or they do
 // not read as they should).
 bool read_elf_sections(int fd, ElfSections* out);
+// Whether the ELF file at `path` was linked by Go's toolchain (it has a .go.buildinfo or a
+// .note.go.buildid section); false when it cannot be read.
+bool is_go_binary(const char* path);
 
 }  // namespace coz

@@ -248,8 +248,9 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     // under-predicts lock-bound programs badly (docs/measured-choices.md).
     uint64_t waker =
         key ? table.read(key, experiment_.ledger.epoch()) : experiment_.ledger.global_ns();
+    // Kept until after_block (or wait_ended) clears it: a wait credited from two tables (a shared
+    // futex: the run's, then this process's) keeps it through both.
     uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
-    t.block_debt_ns = 0;
     experiment_.ledger.credit_to(t.delays, waker, amplify_.on() ? blocked : UINT64_MAX, kept);
   });
 }

@@ -109,7 +109,20 @@ class DelayProtocol {
   void woken_by_member(ThreadDelays& t) {
     t.member_wake_ns = env_.now_ns();
     t.member_wake_word = experiment_.ledger.word();
+    t.member_wake_debt_ns = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
   }
+  // A wait the thread began at ledger word `word` (wait_hooks::Wait) without paying first (an
+  // off-CPU wait: a read, a poll, an epoll_wait): what it owed then stays owed through the
+  // credits of the wake that ended it (woken_across, woken_by_member), as Coz keeps a thread's
+  // position when it blocks; the wake credits only what was inserted while it waited. Until
+  // wait_ended().
+  void wait_began(ThreadDelays& t, uint64_t word) {
+    if (word != 0 && epoch_count::epoch(word) == experiment_.ledger.epoch()) {
+      t.block_debt_ns = DelayLedger::owed_at(word, t.delays);
+      t.block_epoch = epoch_count::epoch(word);
+    }
+  }
+  void wait_ended(ThreadDelays& t) { t.block_debt_ns = 0; }
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
   void after_block(ThreadState& t, const void* key, bool woken);
@@ -172,7 +185,7 @@ class DelayProtocol {
     uint64_t total = std::max(experiment_.relayed.total_by(epoch, t.member_wake_ns),
                               epoch_count::ns(t.member_wake_word));
     if (total != 0) {
-      experiment_.ledger.credit_to(t.delays, total);
+      experiment_.ledger.credit_to(t.delays, total, UINT64_MAX, t.member_wake_debt_ns);
     }
   }
 

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "line/elf_sections.h"
 #include "own_fds.h"
 #include "platform.h"
 #include "real_functions.h"
@@ -168,6 +169,16 @@ void Runtime::write_startup_record() {
   startup.field(vocab::key::kProgram, platform::program_name())
       .field(vocab::key::kOffCpu, blocked_.method())
       .field(vocab::key::kSampler, sampler_name(backend_->kind()));
+  // Go parks its threads with raw futex system calls, which no hook sees: said at start-up and
+  // kept in the profile, where coz report shows it under its summary (docs/where-it-runs.md).
+  if (role() != Role::kForkFollower && is_go_binary("/proc/self/exe")) {
+    std::string go = std::string(platform::program_name()) +
+                     " is a Go program: its runtime parks threads with raw futex system calls "
+                     "that no hook sees, so waits between its threads are not followed and a "
+                     "line whose work another thread waits for may read too low";
+    startup.begin(vocab::kWarning).field(vocab::key::kMessage, go);
+    reporter_.say("warning: " + go, true);
+  }
   std::string error;
   if (!writer_.write_block(startup, 0, &error)) {
     reporter_.say("error: could not append to " + config_.output + " (" + error + ")", true);

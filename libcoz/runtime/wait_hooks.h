@@ -1,7 +1,8 @@
 // The wait hooks' fast path: off-CPU profiling of the program's blocking calls (read and write,
 // sockets, poll/select/epoll, fsync, sleeps, waits for children; interpose/wait_hooks.cpp).
 //
-// A call that did not wait costs two loads of the thread's switch counter and one read of the
+// A call that did not wait costs two loads of the thread's switch counter, one of the ledger's
+// word (the position a wake's credit starts from) and one read of the
 // time-stamp counter: the kernel bumps the counter (the sampler's perf page, sampler.h) whenever
 // it switches the thread out or in, so an unchanged counter means the call never left the CPU,
 // and nothing else is done. Without the perf page (the timer sampler), a call shorter than the
@@ -62,6 +63,7 @@ inline void mark_runtime_here() {
 struct Wait {
   ThreadState* thread = nullptr;  // nullptr: not measured
   uint64_t start = 0;             // TSC ticks (tsc) or CLOCK_MONOTONIC nanoseconds
+  uint64_t word = 0;              // the ledger's word (epoch and total) as the call began
   uint32_t switches = 0;          // the thread's switch counter before the call
   bool tsc = false;
 };
@@ -89,6 +91,11 @@ inline Wait begin() {
     return w;
   }
   w.thread = t;
+  // The thread's position as the wait begins: a wake credits what was inserted while it waited,
+  // not what it owed before (DelayProtocol::wait_began). One load of a word every hook reads.
+  if (ExperimentState* e = quiet_hooks::g_experiment.load(std::memory_order_relaxed)) {
+    w.word = e->ledger.word();
+  }
   if (t->switches) {
     w.switches = *t->switches;
   }

@@ -221,6 +221,24 @@ TEST(CozRun, KilledProgramGives128PlusSignalAndKeepsTheProfile) {
   EXPECT_EQ(records.front().kind, RecordKind::kStartup);
 }
 
+TEST(CozRun, AGoProgramIsToldItsWaitsAreNotFollowedAtStartAndInTheReport) {
+  // Go's runtime parks threads with raw futex system calls that no hook sees: one line at
+  // start-up, and a warning in the profile that coz report shows under its summary.
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "--speedup-step", "50",
+                        "-o", profile, "---", fixture("go_marked"), "1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "worked 1\n");
+  EXPECT_NE(r.err.find("is a Go program"), std::string::npos) << r.err;
+  auto report = run_process({COZ_TEST_CLI, "report", "--min-points", "2", profile});
+  EXPECT_NE(report.out.find("is a Go program"), std::string::npos) << report.out << report.err;
+  // A C program is told nothing of the kind.
+  auto plain =
+      run_process({COZ_TEST_CLI, "run", "-o", dir.file("q.coz"), "---", fixture("two_hot"), "5"});
+  EXPECT_EQ(plain.err.find("Go program"), std::string::npos) << plain.err;
+}
+
 TEST(CozRun, AcceptsDoubleDashAndTheProgramOnPath) {
   TempDir dir;
   std::string path = std::string(COZ_TEST_FIXTURES) + ":" + getenv("PATH");

@@ -5,18 +5,30 @@
  *             changed hands per 1,000 acquisitions (a late hand-over keeps it with one thread)
  *   condvar   two threads passing a turn back and forth: a signal/wait round trip
  *   barrier   two threads meeting at a pthread barrier: one round
+ *   syscall   one thread: syscall(SYS_getppid), a system call through glibc's syscall() that is
+ *             not a futex (the hook passes it straight through)
+ *   wake      one thread: an uncontended futex wake through syscall() (no waiter; the hook
+ *             publishes the thread's count as a condition variable's signal does)
+ *   futex     two threads passing a turn back and forth through futex waits and wakes made with
+ *             syscall(), as Rust's std parks threads: a round trip
+ *   read      one thread: a one-byte read() of /dev/zero, which never waits (the wait hooks'
+ *             fast path)
  *   sample    one thread reading the clock: every gap longer than kGapNs is an interruption
  *             (a sample's signal, a timer tick, the hypervisor); prints gaps per second and
  *             their total time per second
  * A line no operation runs is marked COLD: experiments on it pay no delays (the hooks' cost in
  * a speedup experiment).
  * Output: one line `op=... ops=N ns_per_op=X [handovers_per_1000=H] [gaps_per_s=G gap_ns_per_s=T]`. */
+#include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "coz.h"
 
@@ -72,6 +84,25 @@ static void* condvar_worker(void* arg) {
   return NULL;
 }
 
+static atomic_int futex_turn;
+
+static void* futex_worker(void* arg) {
+  int me = (int)(long)arg;
+  unsigned long n = 0;
+  for (;;) {
+    int t;
+    while ((t = atomic_load(&futex_turn)) != me && t >= 0) {
+      syscall(SYS_futex, &futex_turn, FUTEX_WAIT_PRIVATE, t, NULL, NULL, 0);
+    }
+    if (t < 0) break;
+    n++;
+    atomic_store(&futex_turn, atomic_load_explicit(&stop, memory_order_relaxed) ? -1 : 1 - me);
+    syscall(SYS_futex, &futex_turn, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  }
+  counts[me] = n;
+  return NULL;
+}
+
 static int quit;
 
 static void* barrier_worker(void* arg) {
@@ -103,7 +134,7 @@ static unsigned long two_threads(void* (*worker)(void*), int both) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: hotpath lock|handover|condvar|barrier|sample SECONDS\n"); /* COLD */
+    fprintf(stderr, "usage: hotpath lock|handover|condvar|futex|barrier|syscall|wake|read|sample SECONDS\n"); /* COLD */
     return 2;
   }
   const char* op = argv[1];
@@ -127,6 +158,28 @@ int main(int argc, char** argv) {
     snprintf(extra, sizeof extra, " handovers_per_1000=%.1f", 1000.0 * handovers / (ops ? ops : 1));
   } else if (strcmp(op, "condvar") == 0) {
     ops = two_threads(condvar_worker, 1) / 2; /* a round trip is two passes */
+  } else if (strcmp(op, "futex") == 0) {
+    ops = two_threads(futex_worker, 1) / 2; /* a round trip is two passes */
+  } else if (strcmp(op, "syscall") == 0 || strcmp(op, "wake") == 0 || strcmp(op, "read") == 0) {
+    static atomic_int word;
+    int fd = open("/dev/zero", O_RDONLY);
+    char byte;
+    unsigned long long t = start;
+    while (t < deadline) {
+      for (int i = 0; i < 1024; i++) {
+        if (op[0] == 's') {
+          syscall(SYS_getppid);
+        } else if (op[0] == 'w') {
+          syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        } else if (read(fd, &byte, 1) != 1) {
+          return 1;
+        }
+        ops++;
+      }
+      t = now_ns();
+      COZ_PROGRESS;
+    }
+    close(fd);
   } else if (strcmp(op, "barrier") == 0) {
     pthread_barrier_init(&barrier, NULL, 2);
     ops = two_threads(barrier_worker, 0) * 2; /* two barrier_waits per counted round */
