@@ -83,6 +83,9 @@ class DelayProtocol {
   void lock_released(ThreadState& t) { t.lock_released(); }
   // Pays every owed delay now, unless a lock is held.
   void catch_up(ThreadState& t);
+  // Pays every owed delay now, the last sample's worth too, unless a lock is held (before a wake
+  // whose releases the runtime cannot see: a futex's).
+  void catch_up_in_full(ThreadState& t) { catch_up(t, 0); }
   // As catch_up(), and again for what others added meanwhile, until nothing is owed (after a
   // sleep, before the thread carries on; at thread exit).
   void catch_up_fully(ThreadState& t);

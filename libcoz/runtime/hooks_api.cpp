@@ -100,6 +100,9 @@ void after_block(const void* key, bool woken) {
 void catch_up() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up(t); });
 }
+void catch_up_in_full() {
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up_in_full(t); });
+}
 void catch_up_fully() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up_fully(t); });
 }

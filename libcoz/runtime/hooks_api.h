@@ -41,6 +41,7 @@ bool active();
 // COZ_POST_BLOCK); if another thread released it, credits this thread up to the count that
 // thread published (a timed-out wait earns nothing).
 // catch_up(): pays what is owed (COZ_CATCH_UP).
+// catch_up_in_full(): pays what is owed, one sample's worth included (before a futex wake).
 // catch_up_fully(): pays until nothing is owed (after a sleep, at exit).
 void before_wake(const void* key);
 void after_release();
@@ -49,6 +50,7 @@ void lock_released();
 void before_block();
 void after_block(const void* key, bool woken);
 void catch_up();
+void catch_up_in_full();
 void catch_up_fully();
 
 // Off-CPU waits (wait_hooks.h): a blocking call that began as `wait` and may have waited has
