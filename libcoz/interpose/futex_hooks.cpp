@@ -98,7 +98,10 @@ struct Waiter {
 };
 const Waiter* woken_waiter(const FutexCall& call, long rc) {
   const auto* waiters = reinterpret_cast<const Waiter*>(call.args[0]);
-  return rc >= 0 && rc < call.args[1] && waiters ? &waiters[rc] : nullptr;
+  // nr_futexes is an unsigned int: the register's upper half is not its.
+  return rc >= 0 && rc < static_cast<long>(static_cast<uint32_t>(call.args[1])) && waiters
+             ? &waiters[rc]
+             : nullptr;
 }
 
 // The word a wait returning `rc` was woken on, and whether it is shared.
@@ -108,18 +111,21 @@ struct Woken {
 };
 
 // A wait: as `waiting` in hook_support.h, with the key known after the call (`woken_on(rc)`).
-// A shared word is credited from the run's shared table first (woken_across), then from this
-// process's own (after_block).
+// Only a wait that returned 0 (futex_waitv: an index) on a known word was ended by a wake; a
+// wake with no word would credit up to the global total (an unknown waker). A shared word is
+// credited from the run's shared table first (woken_across), then from this process's own
+// (after_block), before anything is paid.
 template <typename On>
 long futex_wait(const FutexCall& call, On&& woken_on) {
-  auto woken = [](long rc) { return rc >= 0; };
   if (Quiet q = quiet_waiter()) {
     long rc = call();
     Woken w = woken_on(rc);
-    if (!after_quiet_wait(q, w.key, woken(rc), true) && w.shared && woken(rc)) {
+    bool woken = rc >= 0 && w.key;
+    if (woken && w.shared && !coz::quiet_hooks::still_quiet(q)) {
       KeepErrno keep;
       hooks_api::woken_across(w.key);
     }
+    after_quiet_wait(q, w.key, woken, true);
     return rc;
   }
   if (!hooks_api::active()) {
@@ -129,10 +135,11 @@ long futex_wait(const FutexCall& call, On&& woken_on) {
   long rc = call();
   KeepErrno keep;
   Woken w = woken_on(rc);
-  if (w.shared && woken(rc)) {
+  bool woken = rc >= 0 && w.key;
+  if (woken && w.shared) {
     hooks_api::woken_across(w.key);
   }
-  hooks_api::after_block(w.key, woken(rc));
+  hooks_api::after_block(w.key, woken);
   hooks_api::after_release();
   return rc;
 }
@@ -147,15 +154,15 @@ long futex_wait(const FutexCall& call, On&& woken_on) {
 // sections), they fell in the waker's slack, and the lock's waiters never saw them: a line
 // outside a contended Rust Mutex read as a speedup.
 long futex_wake(const FutexCall& call, const void* key, const void* second, bool shared) {
-  if (shared) {
+  Quiet q = quiet();
+  if (!q || !coz::quiet_hooks::owes_nothing(q)) {
+    hooks_api::catch_up_in_full();
+  }
+  if (shared) {  // paid first: a waiter in another process is credited with it too
     hooks_api::wake_across(key);
     if (second) {
       hooks_api::wake_across(second);
     }
-  }
-  Quiet q = quiet();
-  if (!q || !coz::quiet_hooks::owes_nothing(q)) {
-    hooks_api::catch_up_in_full();
   }
   if (second) {
     publishing(second);

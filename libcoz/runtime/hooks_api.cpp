@@ -162,7 +162,11 @@ void woken_across(const void* key) {
   ThreadState* state = t_thread_state;
   if (rt && state && g_in_tree.load(std::memory_order_relaxed) && rt->owns_this_process()) {
     Inside inside;
-    rt->woken_across(*state, key, UINT64_MAX);
+    // The time blocked caps the credit under load amplification, as after_block's does.
+    uint64_t blocked = state->block_start_ns != 0
+                           ? wait_hooks::monotonic_ns() - state->block_start_ns
+                           : UINT64_MAX;
+    rt->woken_across(*state, key, blocked);
   }
 }
 
