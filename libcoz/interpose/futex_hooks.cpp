@@ -22,7 +22,6 @@
 // straight to the kernel with six argument registers, as glibc's syscall() does, without touching
 // the runtime: a program that calls syscall() in a hot loop pays about one function call more.
 #include <linux/futex.h>
-#include <stdarg.h>
 #include <sys/syscall.h>
 
 #include <cstdint>
@@ -205,17 +204,18 @@ long futex(const FutexCall& call) {
 
 }  // namespace
 
-// glibc's syscall(number, ...): up to six arguments, taken as registers (as glibc does).
-COZ_EXPORT long syscall(long number, ...) {
-  FutexCall call{number, {}};
-  va_list ap;
-  va_start(ap, number);
-  for (long& a : call.args) {
-    a = va_arg(ap, long);
-  }
-  va_end(ap);
+// glibc's syscall(number, ...), defined with seven named arguments under its name. On x86-64
+// and AArch64 Linux a variadic call passes integer arguments exactly as named ones (registers,
+// then the stack), so this reads what glibc's own syscall() reads: six argument registers,
+// whether the caller set them or not. Named, the pass-through path has no va_list to build: a
+// compare and the system call (benchmarks/hotpath, "syscall").
+extern "C" __attribute__((visibility("default"))) long coz_syscall_hook(long number, long a, long b,
+                                                                        long c, long d, long e,
+                                                                        long f) __asm__("syscall");
+
+long coz_syscall_hook(long number, long a, long b, long c, long d, long e, long f) {
   if (__builtin_expect(number != SYS_futex && number != SYS_futex_waitv, 1)) {
-    return call();
+    return kernel(number, a, b, c, d, e, f);
   }
-  return futex(call);
+  return futex(FutexCall{number, {a, b, c, d, e, f}});
 }
