@@ -44,7 +44,6 @@ struct ThreadDelays {
   // (DelayLedger::word): what DelayProtocol::woken_by_member credits.
   uint64_t member_wake_ns = 0;
   uint64_t member_wake_word = 0;
-  uint64_t member_wake_debt_ns = 0;  // what it owed as that wait began, still owed after it
 
   // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
   // thread reuses them by name) and how it turns arrivals into speedup.

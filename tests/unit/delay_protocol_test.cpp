@@ -272,20 +272,9 @@ TEST_F(DelayProtocolTest, AThreadAnotherMemberWokeIsCreditedItsRaisesSampledBefo
   EXPECT_EQ(env.slept_total(), 3 * kMs) << "sampled after the wake: owed";
 }
 
-// An off-CPU wait (a read, an epoll_wait) begins without paying: the wake that ends it credits
-// only what was inserted while the thread waited; what it owed as the wait began stays owed.
-TEST_F(DelayProtocolTest, AWaitThatBeganOwingIsCreditedOnlyWhatWasInsertedMeanwhile) {
-  begin(100);
-  sample(a, 3);  // b owes 3 ms as it starts to read from another member's socket
-  uint64_t word = experiment.ledger.word();
-  sample(a, 4);  // 4 ms more while it waits
-  protocol.wait_began(b, word);
-  protocol.woken_by_member(b);
-  protocol.wait_ended(b);
-  protocol.catch_up_fully(b);
-  EXPECT_EQ(env.slept_total(), 3 * kMs) << "the debt from before the wait is paid after it";
-}
-
+// An off-CPU wait (a read from a pipe) begins without paying: the wake from another process of
+// the tree that ends it credits only what was inserted while the thread waited; what it owed as
+// the wait began stays owed.
 TEST_F(DelayProtocolTest, AWaitThatBeganOwingKeepsItsDebtThroughAWakersCredit) {
   begin(100);
   sample(a, 2);
