@@ -137,37 +137,41 @@ void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* st
 
 std::atomic<bool> g_in_tree{false};
 
-void before_write_slowly(int fd) {
+namespace {
+
+// Calls `f(runtime, state)` for the calling thread when a runtime acts in this process and the
+// process is part of a tree (its waits and wakes may meet another process's).
+template <typename F>
+void in_tree(F&& f) {
   Runtime* rt = acting();
   ThreadState* state = t_thread_state;
-  if (rt && state && rt->owns_this_process()) {
+  if (rt && state && g_in_tree.load(std::memory_order_relaxed) && rt->owns_this_process()) {
     Inside inside;
-    if (const void* key = rt->fd_keys().key(fd)) {
-      rt->wake_across(*state, key);
-    }
+    f(*rt, *state);
   }
+}
+
+}  // namespace
+
+void before_write_slowly(int fd) {
+  in_tree([fd](Runtime& rt, ThreadState& state) {
+    if (const void* key = rt.fd_keys().key(fd)) {
+      rt.wake_across(state, key);
+    }
+  });
 }
 
 void wake_across(const void* key) {
-  Runtime* rt = acting();
-  ThreadState* state = t_thread_state;
-  if (rt && state && g_in_tree.load(std::memory_order_relaxed) && rt->owns_this_process()) {
-    Inside inside;
-    rt->wake_across(*state, key);
-  }
+  in_tree([key](Runtime& rt, ThreadState& state) { rt.wake_across(state, key); });
 }
 
 void woken_across(const void* key) {
-  Runtime* rt = acting();
-  ThreadState* state = t_thread_state;
-  if (rt && state && g_in_tree.load(std::memory_order_relaxed) && rt->owns_this_process()) {
-    Inside inside;
+  in_tree([key](Runtime& rt, ThreadState& state) {
     // The time blocked caps the credit under load amplification, as after_block's does.
-    uint64_t blocked = state->block_start_ns != 0
-                           ? wait_hooks::monotonic_ns() - state->block_start_ns
-                           : UINT64_MAX;
-    rt->woken_across(*state, key, blocked);
-  }
+    uint64_t blocked =
+        state.block_start_ns != 0 ? wait_hooks::monotonic_ns() - state.block_start_ns : UINT64_MAX;
+    rt.woken_across(state, key, blocked);
+  });
 }
 
 void before_exec() {
