@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "unique_fd.h"
+
 namespace coz {
 
 bool read_at(int fd, void* out, size_t n, uint64_t at) {
@@ -40,20 +42,18 @@ bool read_elf_sections(int fd, ElfSections* out) {
 }
 
 bool is_go_binary(const char* path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  ElfSections elf;
+  if (fd.get() < 0 || !read_elf_sections(fd.get(), &elf)) {
     return false;
   }
-  ElfSections elf;
-  bool go = false;
-  if (read_elf_sections(fd, &elf)) {
-    for (const Elf64_Shdr& s : elf.headers) {
-      std::string_view name = elf.name(s);
-      go = go || name == ".go.buildinfo" || name == ".note.go.buildid";
+  for (const Elf64_Shdr& s : elf.headers) {
+    std::string_view name = elf.name(s);
+    if (name == ".go.buildinfo" || name == ".note.go.buildid") {
+      return true;
     }
   }
-  close(fd);
-  return go;
+  return false;
 }
 
 }  // namespace coz

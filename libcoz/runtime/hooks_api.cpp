@@ -119,18 +119,19 @@ void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* st
     uint64_t waited =
         rt->blocked().after_wait(*wait.thread, wait, reinterpret_cast<uintptr_t>(caller),
                                  reinterpret_cast<uintptr_t>(stack));
-    rt->delays().wait_began(*wait.thread, wait.word);
     if (g_in_tree.load(std::memory_order_relaxed) && (waker.fd >= 0 || waker.pid > 0)) {
       // The key read afresh (a slow path): a number the program closed through a libc-internal
-      // call (fclose, pclose) and reused has no stale key here.
+      // call (fclose, pclose) and reused has no stale key here. The credit keeps what the
+      // thread owed as the wait began.
+      rt->delays().wait_began(*wait.thread, wait.word);
       rt->woken_across(
           *wait.thread,
           waker.pid > 0 ? FdKeys::of_process(waker.pid) : rt->fd_keys().fresh(waker.fd), waited);
+      rt->delays().wait_ended(*wait.thread);
     }
     if (waker.fd >= 0 || waker.ready) {
       rt->woken_by_member(*wait.thread, waker.fd);
     }
-    rt->delays().wait_ended(*wait.thread);
     rt->delays().catch_up_fully(*wait.thread);
   }
 }
