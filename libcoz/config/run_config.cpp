@@ -314,6 +314,10 @@ const std::vector<ConfigOption>& run_config_options() {
    "extra directories for separate debug files", false,
    [](const std::string& t, RunConfig* c, std::string*) { c->debug_path = t; return true; },
    [](const RunConfig& c) { return c.debug_path; }},
+  {nullptr, kLedgerTraceVariable, OptionSource::kUser, "FILE",
+   "a trace of the delay protocol, for debugging (the first process only)", false,
+   [](const std::string& t, RunConfig* c, std::string*) { c->ledger_trace = t; return true; },
+   [](const RunConfig& c) { return c.ledger_trace; }},
 };
   // clang-format on
   return options;
@@ -326,7 +330,8 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
                     c.experiment_length_ns, c.zero_speedup_share, c.speedup_step,
                     c.breakpoint_progress, c.sampled_progress, c.arrival_speedup_ns, c.load,
                     c.verbose, c.off_cpu, c.follow_children, c.root_pid, c.run_id, c.exec_ns,
-                    c.debug_path, c.coordinator, c.secret_file);
+                    c.debug_path, c.coordinator, c.secret_file,
+                    c.ledger_trace);
   };
   return fields(a) == fields(b);
 }

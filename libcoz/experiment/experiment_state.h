@@ -95,6 +95,10 @@ struct ExperimentState {
   std::atomic<uint64_t> arrival_period_sum_ns{0};
   std::atomic<uint64_t> arrivals_with_period{0};
   std::atomic<uint64_t> arrival_threads{0};
+  // Sampling periods the last selected-line sample stood for (the timer sampler's signals come at
+  // the scheduler's tick, 4 ms here: about 4; perf's, 1): one sample's delay is this many delay
+  // sizes at once (runtime/delay_protocol.h: what a thread may carry).
+  std::atomic<uint32_t> sample_periods{1};
 
   void reset_arrivals() {
     arrival_speedup_ns.store(0, std::memory_order_relaxed);

@@ -1,8 +1,12 @@
 // The per-thread delay protocol (see delay_protocol.h).
 #include "runtime/delay_protocol.h"
 
+#include "runtime/ledger_trace.h"
+
 namespace coz {
 namespace {
+
+using ledger_trace::Event;
 
 // Runs `update` on the thread's delays with the sample handler deferring to it. Nested use (a
 // hook called from the program's signal handler while this thread was inside another hook) is
@@ -93,7 +97,10 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns) {
     credit_relayed(t);
   }
   uint64_t raised = 0;
+  uint64_t local = t.delays.ns;
+  uint64_t global = experiment_.ledger.global_ns();
   uint64_t owed = experiment_.ledger.advance(t.delays, faster, &raised, carry_ns);
+  ledger_trace::note(&t, Event::kSettle, faster, global, local, owed);
   inserted(raised);
   pause(t, owed);
 }
@@ -118,6 +125,7 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   DelayLedger::paused(t.delays, sleep, slept);
   t.paused_ns += slept;
   paused_ns_.fetch_add(slept, std::memory_order_relaxed);
+  ledger_trace::note(&t, Event::kPause, sleep, slept, t.delays.ns, experiment_.ledger.global_ns());
   // Moving average over pauses, 1/8 weight to the newest (a racy update loses one sample at worst).
   int64_t seen = static_cast<int64_t>(slept) - static_cast<int64_t>(ask);
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
@@ -181,19 +189,25 @@ void DelayProtocol::note_lock_debt_now(ThreadDelays& t) {
 }
 
 void DelayProtocol::before_block(ThreadState& t) {
-  // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
-  // which would forgive what it ran up before it blocked.
-  catch_up(t, 0);
+  // Pays beyond one sample's worth, as at any hook, and keeps the rest owed through the wait: no
+  // wake may forgive it. Paying it all here broke the turn-taking that the carry absorbs: a thread
+  // that meets others often (a barrier each round) paid for every sample of another thread's
+  // sped-up line at once, before its own samples of the same line came to cancel it, and each
+  // such pause held up the whole meeting (docs/experiments.md, "Meetings").
+  catch_up(t);
   // The time blocked matters only under load amplification (the credit's cap, an arrival
   // thread's own period): a clock read is a fifth of a contended lock's cost.
   t.block_start_ns = t.arrivals || amplify_.on() ? env_.now_ns() : 0;
-  // A thread holding a lock (cond_wait) blocks without paying. What it owes now was run up while
-  // it was running, not while blocked: no wake may forgive it. (Paying the run-up here, before a
-  // cond_wait releases the mutex, was measured worse: docs/measured-choices.md.)
+  // What it owes now was run up while it was running, not while blocked: no wake may forgive it.
+  // A thread holding a lock (cond_wait) blocks without paying, so that is all it owes. (Paying
+  // the run-up here, before a cond_wait releases the mutex, was measured worse:
+  // docs/measured-choices.md.)
   t.block_debt_ns = 0;
-  if (experiment_.ledger.active() && t.locks_held > 0 && !t.in_ledger) {
+  if (experiment_.ledger.active() && !t.in_ledger) {
     with_delays(t, [&] { t.block_debt_ns = experiment_.ledger.owed(t.delays, &t.block_epoch); });
   }
+  ledger_trace::note(&t, Event::kBlock, t.block_debt_ns, t.delays.ns,
+                     experiment_.ledger.global_ns(), static_cast<uint64_t>(t.locks_held));
   t.blocked_now.store(true, std::memory_order_release);
 }
 
@@ -210,6 +224,8 @@ void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& t
       pay_run_up(t);
     }
     table.publish(key, t.delays.epoch, t.delays.ns);
+    ledger_trace::note(&t, Event::kPublish, t.delays.ns, reinterpret_cast<uintptr_t>(key),
+                       experiment_.ledger.global_ns());
   });
 }
 
@@ -222,6 +238,8 @@ void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
       t.blocked_ns += blocked;
     }
   }
+  ledger_trace::note(&t, Event::kWake, woken, reinterpret_cast<uintptr_t>(key), t.delays.ns,
+                     experiment_.ledger.global_ns());
   if (woken && experiment_.ledger.active()) {
     credit_woken(t, key, blocked);
   }
@@ -251,7 +269,9 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     // Kept until after_block (or wait_ended) clears it: a wait credited from two tables (a shared
     // futex: the run's, then this process's) keeps it through both.
     uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
+    uint64_t before = t.delays.ns;
     experiment_.ledger.credit_to(t.delays, waker, amplify_.on() ? blocked : UINT64_MAX, kept);
+    ledger_trace::note(&t, Event::kCredit, waker, before, t.delays.ns, kept);
   });
 }
 

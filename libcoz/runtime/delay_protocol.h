@@ -171,8 +171,12 @@ class DelayProtocol {
   void note_lock_debt(ThreadDelays& t);
   void note_lock_debt_now(ThreadDelays& t);
   // What a thread may leave owed when it pays at a sample or a hook: one selected-line sample's
-  // worth (see the rules above).
-  uint64_t carry() const { return experiment_.ledger.delay_ns(); }
+  // worth (see the rules above), which is several delay sizes where one signal stands for several
+  // sampling periods (the timer sampler's, at the scheduler's tick).
+  uint64_t carry() const {
+    return experiment_.ledger.delay_ns() *
+           std::max<uint64_t>(1, experiment_.sample_periods.load(std::memory_order_relaxed));
+  }
   // The virtual speedup this thread earned since it last asked.
   uint64_t own_speedup_ns(ThreadDelays& t);
   void pause(ThreadDelays& t, uint64_t ns);

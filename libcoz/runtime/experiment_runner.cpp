@@ -6,6 +6,7 @@
 #include "platform.h"
 #include "record/experiment_record.h"
 #include "remote/link.h"
+#include "runtime/ledger_trace.h"
 
 namespace coz {
 
@@ -132,6 +133,7 @@ void ExperimentRunner::begin(const Choice& line, int speedup) {
   state_.reset_arrivals();
   state_.started_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
   state_.ledger.begin(open_.delay_ns);
+  ledger_trace::note(nullptr, ledger_trace::Event::kBegin, open_.delay_ns, state_.ledger.epoch());
   if (progress_began_) {
     progress_began_();
   }
@@ -150,6 +152,7 @@ ExperimentRunner::Visits ExperimentRunner::end() {
   if (progress_ending_) {
     in.progress_threads = progress_ending_();
   }
+  ledger_trace::note(nullptr, ledger_trace::Event::kEnd, inserted, state_.ledger.epoch());
   state_.ledger.end();
   is_open_ = false;
   experiments_++;

@@ -8,6 +8,7 @@
 #include "platform.h"
 #include "real_functions.h"
 #include "runtime/hooks_api.h"
+#include "runtime/ledger_trace.h"
 #include "runtime/quiet_hooks.h"
 #include "runtime/run_summary.h"
 #include "runtime/runtime_signals.h"
@@ -196,6 +197,7 @@ void Runtime::finish_shutdown() {
     }
   }
   runner_->finish();
+  ledger_trace::write_out();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
   std::string why;
   if (!writer_.write_block(final_records(platform::monotonic_ns() - start_ns_, lines_.table(),

@@ -1,7 +1,11 @@
 // Runtime::start, step by step (see runtime.h): what a process of the run does before the
 // program's own code runs (the root, a program the run started) or goes on (a forked child).
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <strings.h>
+
+#include <cstring>
 
 #include "line/elf_sections.h"
 #include "own_fds.h"
@@ -9,6 +13,7 @@
 #include "real_functions.h"
 #include "record/vocabulary.h"
 #include "runtime/hooks_api.h"
+#include "runtime/ledger_trace.h"
 #include "runtime/quiet_hooks.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_signals.h"
@@ -16,6 +21,40 @@
 #include "sample_signal.h"
 
 namespace coz {
+
+namespace {
+
+int note_libgomp(dl_phdr_info* info, size_t, void* found) {
+  if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "/libgomp.so") != nullptr) {
+    *static_cast<bool*>(found) = true;
+    return 1;
+  }
+  return 0;
+}
+
+// What this program's waits the hooks cannot see, as a warning; empty when they see them all.
+std::string unseen_waits_note() {
+  std::string program = platform::program_name();
+  if (is_go_binary("/proc/self/exe")) {
+    return program +
+           " is a Go program: its runtime parks threads with raw futex system calls that no hook "
+           "sees, so waits between its threads are not followed and a line whose work another "
+           "thread waits for may read too low";
+  }
+  bool openmp = false;
+  dl_iterate_phdr(note_libgomp, &openmp);
+  const char* policy = getenv("OMP_WAIT_POLICY");  // active: its threads spin, samples see them
+  if (openmp && !(policy != nullptr && strcasecmp(policy, "active") == 0)) {
+    return program +
+           " uses OpenMP (libgomp): its parallel regions and barriers are followed, but its "
+           "locks, critical sections, ordered sections and tasks park threads with futex system "
+           "calls that no hook sees, so lines that wait on them may read too low; "
+           "OMP_WAIT_POLICY=active keeps its waiting threads on the CPU, where samples see them";
+  }
+  return "";
+}
+
+}  // namespace
 
 Runtime::Role Runtime::role() const {
   return parent_ ? Role::kForkFollower : root() ? Role::kRoot : Role::kExecFollower;
@@ -75,6 +114,10 @@ bool Runtime::open_run(SamplerKind sampler, std::string* error) {
     return false;
   }
   amplify_ = runner.amplify;
+  if (root() && !config_.ledger_trace.empty() &&
+      !ledger_trace::open(config_.ledger_trace.c_str())) {
+    reporter_.say("warning: no memory for the ledger trace; running without it", false);
+  }
   runner_ = std::make_unique<ExperimentRunner>(
       runner, experiment_, points_, writer_, platform::monotonic_ns() ^ (uint64_t(getpid()) << 32));
   runner_->set_before_snapshot([this] {
@@ -169,15 +212,15 @@ void Runtime::write_startup_record() {
   startup.field(vocab::key::kProgram, platform::program_name())
       .field(vocab::key::kOffCpu, blocked_.method())
       .field(vocab::key::kSampler, sampler_name(backend_->kind()));
-  // Go parks its threads with raw futex system calls, which no hook sees: said at start-up and
-  // kept in the profile, where coz report shows it under its summary (docs/where-it-runs.md).
-  if (role() != Role::kForkFollower && is_go_binary("/proc/self/exe")) {
-    std::string go = std::string(platform::program_name()) +
-                     " is a Go program: its runtime parks threads with raw futex system calls "
-                     "that no hook sees, so waits between its threads are not followed and a "
-                     "line whose work another thread waits for may read too low";
-    startup.begin(vocab::kWarning).field(vocab::key::kMessage, go);
-    reporter_.say("warning: " + go, true);
+  // Go and gcc's OpenMP park their threads with raw futex system calls, which no hook sees (of
+  // OpenMP's, interpose/openmp_hooks.cpp follows regions and barriers): said at start-up and kept
+  // in the profile, where coz report shows it under its summary (docs/where-it-runs.md).
+  if (role() != Role::kForkFollower) {
+    std::string unseen = unseen_waits_note();
+    if (!unseen.empty()) {
+      startup.begin(vocab::kWarning).field(vocab::key::kMessage, unseen);
+      reporter_.say("warning: " + unseen, true);
+    }
   }
   std::string error;
   if (!writer_.write_block(startup, 0, &error)) {

@@ -216,19 +216,25 @@ TEST(Experiments, ABackgroundLineIsTimedByTheThreadThatMadeTheProgress) {
   EXPECT_GE(owing, 1u) << "the main thread owed part of the total at the end of some experiment";
 }
 
-// Runs futex_handoff (with `how`: "thread" or "fork") under --fixed-line on line b at 0, 50 and
-// 100%, and returns the rounds per effective and per real second at 100% against 0%.
-struct FutexRates {
+// Rounds per effective and per real second at 100% against 0%.
+struct Rates {
   double effective = 0, real = 0;
 };
-FutexRates futex_rates(const char* how) {
+// Runs `program` under --fixed-line `line` at 0, 50 and 100% and returns its rates; `out`, if
+// given, receives what the program printed.
+Rates rates_at_full(const std::vector<std::string>& program, const std::string& line,
+                    std::string* out = nullptr) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
-  auto r = run_process({COZ_TEST_CLI, "run", "--fixed-line", line_name("futex_handoff.c", "b"),
-                        "--speedup-step", "50", "--experiment-length", "50ms", "-o", profile, "---",
-                        fixture("futex_handoff"), "2500", how});
+  std::vector<std::string> argv = {
+      COZ_TEST_CLI, "run", "--fixed-line", line, "--speedup-step", "50", "--experiment-length",
+      "50ms",       "-o",  profile,        "---"};
+  argv.insert(argv.end(), program.begin(), program.end());
+  auto r = run_process(argv);
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "eagain:ok timeout:ok enosys:ok getpid:ok \n") << "the kernel's answers";
+  if (out) {
+    *out = r.out;
+  }
   std::vector<Record> all = read_records(profile);
   struct Sums {
     double rounds = 0, effective_ns = 0, real_ns = 0;
@@ -252,6 +258,26 @@ FutexRates futex_rates(const char* how) {
           (full.rounds / full.real_ns) / (base.rounds / base.real_ns)};
 }
 
+// futex_handoff (with `how`: "thread" or "fork") on line b.
+Rates futex_rates(const char* how) {
+  std::string out;
+  Rates rates = rates_at_full({fixture("futex_handoff"), "2500", how},
+                              line_name("futex_handoff.c", "b"), &out);
+  EXPECT_EQ(out, "eagain:ok timeout:ok enosys:ok getpid:ok \n") << "the kernel's answers";
+  return rates;
+}
+
+TEST(Experiments, ALineEveryThreadRunsBetweenBarriersIsWorthItsShare) {
+  // Two threads each run line a, half of their round, and meet at a pthread barrier each round
+  // (a data-parallel loop). Making line a 100% faster really doubles the rounds per second, less
+  // the meetings' own cost. Each thread's samples of line a owe the other a delay, which its own
+  // samples of the line cancel: paid in full at every meeting instead, each delay held up the
+  // other thread at the barrier, and the prediction fell to about 1.2x.
+  Rates rates = rates_at_full({fixture("barrier_loop"), "2500"}, line_name("barrier_loop.c", "a"));
+  EXPECT_GT(rates.effective, 1.5) << "rounds per effective second at 100% against 0%";
+  EXPECT_GT(rates.real, 0.8) << "rounds per real second at 100% against 0%";
+}
+
 TEST(Experiments, AThreadWokenFromAFutexIsCreditedByItsWaker) {
   // Two threads hand a token back and forth through raw futex calls (syscall(SYS_futex), as
   // Rust's std and libstdc++ park threads). Line b, most of a round, runs while the main thread,
@@ -260,7 +286,7 @@ TEST(Experiments, AThreadWokenFromAFutexIsCreditedByItsWaker) {
   // second stay as they are) and the rounds per effective second rise by about 1 / (1 - share).
   // Were the wait invisible, the main thread would pay line b's delays after each wake: about
   // 0.6 of the rate in real time, and no change per effective second.
-  FutexRates rates = futex_rates("thread");
+  Rates rates = futex_rates("thread");
   EXPECT_GT(rates.effective, 1.4) << "rounds per effective second at 100% against 0%";
   EXPECT_GT(rates.real, 0.85) << "rounds per real second at 100% against 0%";
 }
@@ -268,7 +294,7 @@ TEST(Experiments, AThreadWokenFromAFutexIsCreditedByItsWaker) {
 TEST(Experiments, AProcessWokenFromASharedFutexIsCreditedByItsWakerInAnother) {
   // The same hand-off between a process and its forked child, through a futex word in memory
   // both map (FUTEX_PRIVATE_FLAG clear): the child publishes its count on the run's shared table.
-  FutexRates rates = futex_rates("fork");
+  Rates rates = futex_rates("fork");
   EXPECT_GT(rates.effective, 1.4) << "rounds per effective second at 100% against 0%";
   EXPECT_GT(rates.real, 0.85) << "rounds per real second at 100% against 0%";
 }

@@ -239,6 +239,29 @@ TEST(CozRun, AGoProgramIsToldItsWaitsAreNotFollowedAtStartAndInTheReport) {
   EXPECT_EQ(plain.err.find("Go program"), std::string::npos) << plain.err;
 }
 
+TEST(CozRun, SaysWhichOfOpenMPsWaitsAreNotSeen) {
+  // libgomp parks its threads with its own futex system calls: its regions and barriers are
+  // followed through its entry points, its locks and tasks are not, and the run says so, as for
+  // Go, and the profile keeps it. With OMP_WAIT_POLICY=active its threads spin where samples see
+  // them, and nothing is said.
+  TempDir dir;
+  std::string profile = dir.file("p.coz");
+  auto r = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---",
+                        fixture("barrier_loop_openmp"), "300", "openmp"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("rounds ", 0), 0u) << r.out;
+  EXPECT_NE(r.err.find("uses OpenMP (libgomp)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("OMP_WAIT_POLICY=active"), std::string::npos) << r.err;
+  auto report = run_process({COZ_TEST_CLI, "report", "--min-points", "2", profile});
+  EXPECT_NE(report.out.find("uses OpenMP (libgomp)"), std::string::npos)
+      << report.out << report.err;
+  auto active = run_process({COZ_TEST_CLI, "run", "-o", dir.file("q.coz"), "---",
+                             fixture("barrier_loop_openmp"), "300", "openmp"},
+                            "", {{"OMP_WAIT_POLICY", "active"}});
+  EXPECT_EQ(active.status, 0) << active.err;
+  EXPECT_EQ(active.err.find("OpenMP"), std::string::npos) << active.err;
+}
+
 TEST(CozRun, AcceptsDoubleDashAndTheProgramOnPath) {
   TempDir dir;
   std::string path = std::string(COZ_TEST_FIXTURES) + ":" + getenv("PATH");

@@ -289,12 +289,46 @@ TEST_F(DelayProtocolTest, AWaitThatBeganOwingKeepsItsDebtThroughAWakersCredit) {
   EXPECT_EQ(env.slept_total(), 2 * kMs);
 }
 
-TEST_F(DelayProtocolTest, AThreadPaysInFullBeforeItBlocks) {
-  // The sample's worth it may carry elsewhere is paid too: a wake could credit it away.
+TEST_F(DelayProtocolTest, AThreadCarriesASampleIntoAWaitThatNoWakeForgives) {
+  // It pays beyond one sample's worth before it blocks, as at any hook; the sample's worth stays
+  // owed through the wake, whose credit (up to the waker's total) would otherwise forgive it.
   begin(100);
   sample(a, 3);
   protocol.before_block(b);
+  EXPECT_EQ(env.slept_total(), 2 * kMs);
+  int key = 0;
+  protocol.before_wake(a, &key);
+  protocol.after_block(b, &key, true);
+  protocol.catch_up_fully(b);
   EXPECT_EQ(env.slept_total(), 3 * kMs);
+}
+
+TEST_F(DelayProtocolTest, OneSamplesWorthIsWhatOneSignalHandsOut) {
+  // A timer sampler's signal comes at the scheduler's tick and stands for several periods: one
+  // sample of the line then owes the others four delays at once, and that lump is what they may
+  // carry. With one period per sample (perf), three of them are paid at once.
+  begin(100);
+  experiment.sample_periods.store(4);
+  sample(a, 4);
+  protocol.catch_up(b);
+  EXPECT_TRUE(env.slept.empty());
+  experiment.sample_periods.store(1);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs);
+}
+
+TEST_F(DelayProtocolTest, ASampleCarriedIntoAWaitIsCancelledByTheThreadsOwnSample) {
+  // Two threads that run the selected line and meet (a barrier): b owes a's sample as it blocks,
+  // and its own sample after the wake cancels it, as it would have without the meeting.
+  begin(100);
+  sample(a, 1);
+  protocol.before_block(b);
+  int key = 0;
+  protocol.before_wake(a, &key);
+  protocol.after_block(b, &key, true);
+  sample(b, 1);
+  protocol.catch_up(b);
+  EXPECT_TRUE(env.slept.empty());
 }
 
 TEST_F(DelayProtocolTest, ATimedOutWaitEarnsNoCredit) {

@@ -55,6 +55,7 @@ RunConfig everything_set() {
   c.run_id = 77;
   c.exec_ns = 123456789012345ull;
   c.debug_path = "/opt/debug";
+  c.ledger_trace = "/tmp/ledger.trace";
   c.coordinator = "10.0.0.2:7000";
   c.secret_file = "/etc/coz/secret";
   c.off_cpu = false;
@@ -99,7 +100,7 @@ TEST(RunConfig, EveryVariableIsExportedOrPassedThroughOnce) {
     EXPECT_EQ(o.source == OptionSource::kFlag, o.flags != nullptr) << o.env;
   }
   size_t exported = to_environment(RunConfig()).size();
-  EXPECT_EQ(exported, names.size() - 1);  // all but COZ_DEBUG_PATH, the user's
+  EXPECT_EQ(exported, names.size() - 2);  // all but COZ_DEBUG_PATH and COZ_LEDGER_TRACE, the user's
 }
 
 TEST(RunConfig, UserSyntaxIsAcceptedToo) {
