@@ -330,8 +330,7 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
                     c.experiment_length_ns, c.zero_speedup_share, c.speedup_step,
                     c.breakpoint_progress, c.sampled_progress, c.arrival_speedup_ns, c.load,
                     c.verbose, c.off_cpu, c.follow_children, c.root_pid, c.run_id, c.exec_ns,
-                    c.debug_path, c.coordinator, c.secret_file,
-                    c.ledger_trace);
+                    c.debug_path, c.coordinator, c.secret_file, c.ledger_trace);
   };
   return fields(a) == fields(b);
 }

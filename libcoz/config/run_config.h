@@ -63,7 +63,7 @@ struct RunConfig {
   uint64_t run_id = 0;    // the `coz run` that started it (its pid), written on experiments
   uint64_t exec_ns = 0;   // CLOCK_MONOTONIC just before `coz run` exec'd the program
   // Read from the user's own environment; `coz run` passes it through untouched.
-  std::string debug_path;  // extra directories for separate debug files
+  std::string debug_path;    // extra directories for separate debug files
   std::string ledger_trace;  // a debugging trace of the delay protocol (runtime/ledger_trace.h)
 };
 

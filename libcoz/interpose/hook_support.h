@@ -317,9 +317,10 @@ inline int trying_then_waiting(const void* key, Try&& attempt, Call&& call) {
   return result;
 }
 
-// A barrier: every arrival pays what it owes, as before any wait, and publishes; the last one
-// releases the rest, who are credited up to the highest count among the arrivals. Paying first
-// matters for the last arrival: it waits for nobody, so a credit would forgive delays owed for
+// A barrier: every arrival pays what it owes beyond one sample's worth, keeps the rest through
+// the wait (DelayProtocol::before_meeting), and publishes; the last one releases the rest, who
+// are credited up to the highest count among the arrivals. Paying first matters for the last
+// arrival: it waits for nobody, so a credit would forgive delays owed for
 // the others' sped-up lines, and its late arrival is what the virtual speedup must show (a line
 // in a thread that always arrives early then has no effect, as in the real program; before, it
 // read as a speedup of the line's share). `released(result)` says whether the wait completed.
@@ -334,7 +335,7 @@ inline int meeting(const void* key, Call&& call, Released&& released) {
   if (!hooks_api::active()) {
     return call();
   }
-  hooks_api::before_block();
+  hooks_api::before_meeting();
   hooks_api::before_wake(key);
   int result = call();
   KeepErrno keep;

@@ -189,21 +189,31 @@ void DelayProtocol::note_lock_debt_now(ThreadDelays& t) {
 }
 
 void DelayProtocol::before_block(ThreadState& t) {
-  // Pays beyond one sample's worth, as at any hook, and keeps the rest owed through the wait: no
-  // wake may forgive it. Paying it all here broke the turn-taking that the carry absorbs: a thread
-  // that meets others often (a barrier each round) paid for every sample of another thread's
-  // sped-up line at once, before its own samples of the same line came to cancel it, and each
-  // such pause held up the whole meeting (docs/experiments.md, "Meetings").
+  // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
+  // which would forgive what it ran up before it blocked.
+  catch_up(t, 0);
+  blocking(t, t.locks_held > 0);
+}
+
+void DelayProtocol::before_meeting(ThreadState& t) {
+  // Beyond one sample's worth, as at any hook, and the rest kept through the wait: paying it all
+  // here broke the turn-taking the carry absorbs. Threads that meet every round and all run the
+  // selected line paid for each other's samples at every meeting, before their own samples of the
+  // line came to cancel them, and each such pause held up the whole meeting (docs/experiments.md,
+  // Meetings).
   catch_up(t);
+  blocking(t, true);
+}
+
+void DelayProtocol::blocking(ThreadState& t, bool keep_debt) {
   // The time blocked matters only under load amplification (the credit's cap, an arrival
   // thread's own period): a clock read is a fifth of a contended lock's cost.
   t.block_start_ns = t.arrivals || amplify_.on() ? env_.now_ns() : 0;
-  // What it owes now was run up while it was running, not while blocked: no wake may forgive it.
-  // A thread holding a lock (cond_wait) blocks without paying, so that is all it owes. (Paying
-  // the run-up here, before a cond_wait releases the mutex, was measured worse:
-  // docs/measured-choices.md.)
+  // What it still owes was run up while it was running, not while blocked: no wake may forgive
+  // it. A thread holding a lock (cond_wait) blocks without paying. (Paying the run-up here, before
+  // a cond_wait releases the mutex, was measured worse: docs/measured-choices.md.)
   t.block_debt_ns = 0;
-  if (experiment_.ledger.active() && !t.in_ledger) {
+  if (keep_debt && experiment_.ledger.active() && !t.in_ledger) {
     with_delays(t, [&] { t.block_debt_ns = experiment_.ledger.owed(t.delays, &t.block_epoch); });
   }
   ledger_trace::note(&t, Event::kBlock, t.block_debt_ns, t.delays.ns,

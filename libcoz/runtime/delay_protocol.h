@@ -23,8 +23,13 @@
 //   selected line are each one sample ahead in turn: paying that at every hook serialised their
 //   pauses wherever they meet often (barriers thousands of times a second) and hid most of a
 //   parallel speedup. The carry absorbs that turn-taking; a thread behind by more still pays at
-//   once. Before it blocks, and in catch_up_fully() (after a sleep, at exit), it pays all: a wake
-//   may credit it up to its waker's count, which would forgive what it ran up before.
+//   once. A sample's worth is what one signal hands out (ExperimentState::sample_periods: the
+//   timer sampler's signals stand for several periods). Before it blocks, and in
+//   catch_up_fully() (after a sleep, at exit), it pays all: a wake may credit it up to its
+//   waker's count, which would forgive what it ran up before. At a meeting (a barrier) it carries
+//   the sample's worth into the wait instead, and the wake's credit never forgives it (block
+//   debt): paying it all there turned every sample of a line that threads meeting each round all
+//   run into a pause on the critical path (docs/experiments.md, Meetings).
 // - A thread that settled with no lock held is quiet until the ledger's word changes: its hooks
 //   take the fast path (quiet_hooks.h), which only notes lock debt and publishes.
 // - Each pause is measured: nanosleep's overshoot is carried (DelayLedger::excess) and learnt
@@ -92,6 +97,9 @@ class DelayProtocol {
   // About to block: pays what is owed (or keeps it as block debt when a lock is held) and notes
   // the time.
   void before_block(ThreadState& t);
+  // About to wait at a meeting (a barrier, an OpenMP region's end): pays beyond one sample's
+  // worth and keeps the rest as block debt that no credit forgives.
+  void before_meeting(ThreadState& t);
   // About to release or signal `key`: publishes this thread's count on it (holding a lock, after
   // paying what was run up while holding it).
   void before_wake(ThreadState& t, const void* key) { before_wake(t, key, handoffs_); }
@@ -149,6 +157,9 @@ class DelayProtocol {
   // path (runtime/quiet_hooks.h) until the word changes.
   void note_quiet(ThreadState& t, uint64_t word);
   void catch_up(ThreadState& t, uint64_t carry_ns);
+  // Marks the thread blocked and notes the time; with `keep_debt`, what it still owes becomes
+  // block debt, which a wake's credit never forgives.
+  void blocking(ThreadState& t, bool keep_debt);
   // Gives the thread's own selected-line samples (and arrivals) to the ledger, paying nothing.
   void count_own(ThreadDelays& t) {
     inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));

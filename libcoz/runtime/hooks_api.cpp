@@ -94,6 +94,9 @@ void lock_released() {
 void before_block() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.before_block(t); });
 }
+void before_meeting() {
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.before_meeting(t); });
+}
 void after_block(const void* key, bool woken) {
   with_thread([&](DelayProtocol& p, ThreadState& t) { p.after_block(t, key, woken); });
 }

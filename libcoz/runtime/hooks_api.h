@@ -37,6 +37,8 @@ bool active();
 // lock_acquired()/lock_released(): a lock is held / one fewer; debt carried into a lock waits for
 // the last release.
 // before_block(): about to block; pays in full (unless a lock is held) and notes the time.
+// before_meeting(): about to wait at a meeting (a barrier); pays beyond one sample's worth and
+// keeps the rest owed through the wait.
 // after_block(key, woken): back from waiting on `key` (nullptr: the waker is unknown, as for
 // COZ_POST_BLOCK); if another thread released it, credits this thread up to the count that
 // thread published (a timed-out wait earns nothing).
@@ -48,6 +50,7 @@ void after_release();
 void lock_acquired();
 void lock_released();
 void before_block();
+void before_meeting();
 void after_block(const void* key, bool woken);
 void catch_up();
 void catch_up_in_full();

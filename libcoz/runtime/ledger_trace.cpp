@@ -17,7 +17,7 @@ std::atomic<Entry*> g_entries{nullptr};
 
 namespace {
 
-constexpr uint64_t kCapacity = 4u << 20;  // 4M entries, 192 MiB of address space, touched as used
+constexpr uint64_t kCapacity = 4u << 20;  // 4M entries, 224 MiB of address space, touched as used
 std::atomic<uint64_t> g_next{0};
 char g_path[4096];
 pid_t g_owner = 0;
@@ -81,7 +81,7 @@ void write_out() {
   if (f == nullptr) {
     return;
   }
-  const void* threads[4096];
+  static const void* threads[4096];  // in order of first appearance (not on a small stack)
   size_t known = 0;
   std::fprintf(f, "# coz ledger trace: %llu entries, %llu dropped\n",
                static_cast<unsigned long long>(kept), static_cast<unsigned long long>(n - kept));
@@ -103,7 +103,7 @@ void write_out() {
                  static_cast<unsigned long long>(e.d));
   }
   std::fclose(f);
-  munmap(entries, kCapacity * sizeof(Entry));
+  // Never unmapped: a thread that read the pointer just before it was cleared may still write.
 }
 
 }  // namespace coz::ledger_trace

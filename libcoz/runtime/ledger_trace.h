@@ -1,8 +1,11 @@
 // A trace of the delay protocol, for finding where an experiment's time goes (issue 47): every
 // settle, pause, block, publish and credit of every thread, with the time and the ledger's words.
 // A debugging switch, not a feature: COZ_LEDGER_TRACE=FILE in the program's environment turns it
-// on for the process `coz run` started (not its children), and the trace is written to FILE as
-// text at exit. Off, each note is one load of a null pointer; the hooks' fast path notes nothing.
+// on for the process `coz run` started (not its children, nor an image it execs), and the trace is
+// written to FILE (relative to the working directory at exit) as text once the profile is
+// complete. It keeps the first 4M events and counts the rest. Off, each note costs one load of a
+// null pointer (and the values it would note, already at hand); the hooks' fast path notes
+// nothing.
 // benchmarks/barriers/trace_summary.py reads it.
 //
 // Lines: "T THREAD EVENT A B C D", T in ns (CLOCK_MONOTONIC), THREAD a small number in order of

@@ -197,7 +197,6 @@ void Runtime::finish_shutdown() {
     }
   }
   runner_->finish();
-  ledger_trace::write_out();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
   std::string why;
   if (!writer_.write_block(final_records(platform::monotonic_ns() - start_ns_, lines_.table(),
@@ -235,6 +234,7 @@ void Runtime::finish_shutdown() {
   run.sampler = describe_sampler(*backend_, config_.sampling_period_ns);
   report_run(reporter_, run, points_);
   shutdown_done_.store(true);
+  ledger_trace::write_out();  // a debugging trace, after everything the profile needs
 }
 
 }  // namespace coz

@@ -27,7 +27,7 @@ struct ThreadDelays {
   uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
   uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
   uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
-  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock, it could not pay)
+  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock; at a meeting)
   uint64_t block_epoch = 0;         // the experiment that debt belongs to
   // In a wait a wake credits (before_block to after_block: locks, condition variables, joins,
   // barriers, semaphores, COZ_PRE_BLOCK): read by the profiler thread as an experiment ends

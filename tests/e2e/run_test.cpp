@@ -247,7 +247,7 @@ TEST(CozRun, SaysWhichOfOpenMPsWaitsAreNotSeen) {
   TempDir dir;
   std::string profile = dir.file("p.coz");
   auto r = run_process({COZ_TEST_CLI, "run", "--experiment-length", "50ms", "-o", profile, "---",
-                        fixture("barrier_loop_openmp"), "300", "openmp"});
+                        fixture("barrier_loop_openmp"), "600", "openmp"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("rounds ", 0), 0u) << r.out;
   EXPECT_NE(r.err.find("uses OpenMP (libgomp)"), std::string::npos) << r.err;

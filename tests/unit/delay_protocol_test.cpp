@@ -289,12 +289,20 @@ TEST_F(DelayProtocolTest, AWaitThatBeganOwingKeepsItsDebtThroughAWakersCredit) {
   EXPECT_EQ(env.slept_total(), 2 * kMs);
 }
 
-TEST_F(DelayProtocolTest, AThreadCarriesASampleIntoAWaitThatNoWakeForgives) {
-  // It pays beyond one sample's worth before it blocks, as at any hook; the sample's worth stays
-  // owed through the wake, whose credit (up to the waker's total) would otherwise forgive it.
+TEST_F(DelayProtocolTest, AThreadPaysInFullBeforeItBlocks) {
+  // The sample's worth it may carry elsewhere is paid too: a wake could credit it away.
   begin(100);
   sample(a, 3);
   protocol.before_block(b);
+  EXPECT_EQ(env.slept_total(), 3 * kMs);
+}
+
+TEST_F(DelayProtocolTest, AThreadCarriesASampleIntoAMeetingThatNoWakeForgives) {
+  // At a meeting it pays beyond one sample's worth, as at any hook; the sample's worth stays owed
+  // through the wake, whose credit (up to the waker's total) would otherwise forgive it.
+  begin(100);
+  sample(a, 3);
+  protocol.before_meeting(b);
   EXPECT_EQ(env.slept_total(), 2 * kMs);
   int key = 0;
   protocol.before_wake(a, &key);
@@ -317,12 +325,12 @@ TEST_F(DelayProtocolTest, OneSamplesWorthIsWhatOneSignalHandsOut) {
   EXPECT_EQ(env.slept_total(), 3 * kMs);
 }
 
-TEST_F(DelayProtocolTest, ASampleCarriedIntoAWaitIsCancelledByTheThreadsOwnSample) {
-  // Two threads that run the selected line and meet (a barrier): b owes a's sample as it blocks,
+TEST_F(DelayProtocolTest, ASampleCarriedIntoAMeetingIsCancelledByTheThreadsOwnSample) {
+  // Two threads that run the selected line and meet (a barrier): b owes a's sample as it arrives,
   // and its own sample after the wake cancels it, as it would have without the meeting.
   begin(100);
   sample(a, 1);
-  protocol.before_block(b);
+  protocol.before_meeting(b);
   int key = 0;
   protocol.before_wake(a, &key);
   protocol.after_block(b, &key, true);

@@ -40,6 +40,9 @@ void lock_released() {
 void before_block() {
   record("before_block");
 }
+void before_meeting() {
+  record("before_meeting");
+}
 void after_block(const void*, bool woken) {
   record(woken ? "after_block(woken)" : "after_block(not woken)");
 }
@@ -171,8 +174,8 @@ TEST_F(HookShapes, ASemaphoreThatWouldBlockWaitsAsAnyWait) {
 
 TEST_F(HookShapes, EveryArrivalAtABarrierPaysAndPublishesBeforeWaiting) {
   EXPECT_TRUE(returns(meeting(&key, real_call(0), returned_zero), 0));
-  EXPECT_EQ(calls(),
-            (Calls{"before_block", "before_wake", "real", "after_block(woken)", "after_release"}));
+  EXPECT_EQ(calls(), (Calls{"before_meeting", "before_wake", "real", "after_block(woken)",
+                            "after_release"}));
 }
 
 TEST_F(HookShapes, ReleasingPublishesReleasesThenPays) {
