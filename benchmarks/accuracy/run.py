@@ -102,15 +102,16 @@ def profile_period(path):
         return None
     return duration / visits
 
-def deny_perf_wrapper(work):
+def deny_perf_wrapper(work, coz=None, name="coz-without-perf"):
     """A coz that runs with perf_event_open refused: deny_perf (built from tests/programs) in
-    front of ours, as an executable script, so it can stand wherever a coz path does."""
+    front of `coz` (default: this build's), as an executable script `name` in `work`, so it can
+    stand wherever a coz path does."""
     deny = os.path.join(work, "deny_perf")
     subprocess.run(["gcc", "-O1", os.path.join(ROOT, "tests", "programs", "deny_perf.c"), "-o", deny],
                    check=True)
-    wrapper = os.path.join(work, "coz-without-perf")
+    wrapper = os.path.join(work, name)
     with open(wrapper, "w") as f:
-        f.write(f'#!/bin/sh\nexec {deny} {os.path.join(ROOT, "build", "bin", "coz")} "$@"\n')
+        f.write(f'#!/bin/sh\nexec {deny} {coz or os.path.join(ROOT, "build", "bin", "coz")} "$@"\n')
     os.chmod(wrapper, 0o755)
     return wrapper
 

@@ -35,7 +35,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "accuracy"))
-from run import effect, error_cells, new_summary, print_summary, profile_period  # noqa: E402
+from run import deny_perf_wrapper, effect, error_cells, new_summary, print_summary, profile_period  # noqa: E402
 
 RUNS = int(os.environ.get("RUNS", "3"))
 SPEEDUPS = [float(s) for s in os.environ.get("SPEEDUPS", "0.25,0.5,0.75").split(",")]
@@ -75,18 +75,6 @@ def build(way, debug, suffix=""):
     return out
 
 
-def timer_wrapper(coz, name):
-    """`coz` with perf_event_open refused (deny_perf in front)."""
-    deny = os.path.join(WORK, "deny_perf")
-    if not os.path.exists(deny):
-        run(["gcc", "-O1", os.path.join(ROOT, "tests", "programs", "deny_perf.c"), "-o", deny])
-    wrapper = os.path.join(WORK, f"coz-timer-{name}")
-    with open(wrapper, "w") as f:
-        f.write(f'#!/bin/sh\nexec {deny} {coz} "$@"\n')
-    os.chmod(wrapper, 0o755)
-    return wrapper
-
-
 def environment(extra, **more):
     return dict(os.environ, BR_SECONDS=SECONDS, **extra, **more)
 
@@ -120,7 +108,7 @@ def main():
     columns = []  # (label, function(binary, dwarf3 binary, extra, speedup, scratch) -> period)
     samplers = os.environ.get("SAMPLERS", "perf,timer").split(",")
     for name, coz in builds:
-        timer = timer_wrapper(coz, name)
+        timer = deny_perf_wrapper(WORK, coz, f"coz-timer-{name}")
         if "perf" in samplers:
             columns.append((f"{name} perf",
                             lambda b, d, e, x, t, coz=coz: predicted_period(coz, b, e, x, t)))

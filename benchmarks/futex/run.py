@@ -41,7 +41,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "accuracy"))
-from run import (Measure, effect, error_cells, new_summary, print_summary,  # noqa: E402
+from run import (deny_perf_wrapper, Measure, effect, error_cells, new_summary, print_summary,  # noqa: E402
                  profile_period)
 
 RUNS = int(os.environ.get("RUNS", "3"))
@@ -87,19 +87,6 @@ def build_rust():
     return os.path.join(target, "release", "futex-cases")
 
 
-def timer_wrapper(coz, name):
-    """`coz` with perf_event_open refused (deny_perf in front), as a script that stands where a
-    coz path does."""
-    deny = os.path.join(WORK, "deny_perf")
-    if not os.path.exists(deny):
-        run(["gcc", "-O1", os.path.join(ROOT, "tests", "programs", "deny_perf.c"), "-o", deny])
-    wrapper = os.path.join(WORK, f"coz-timer-{name}")
-    with open(wrapper, "w") as f:
-        f.write(f'#!/bin/sh\nexec {deny} {coz} "$@"\n')
-    os.chmod(wrapper, 0o755)
-    return wrapper
-
-
 def real_period(cmd, share_var, share):
     env = dict(os.environ, FX_SECONDS=SECONDS, **{share_var: str(share)})
     out = run(cmd, env=env, stdout=subprocess.PIPE, text=True).stdout.split()
@@ -138,7 +125,7 @@ def main():
     columns = []  # (label, function(cmd, debian_cmd, spec, speedup, scratch) -> period)
     samplers = os.environ.get("SAMPLERS", "perf,timer").split(",")
     for name, coz in builds:
-        timer = timer_wrapper(coz, name)
+        timer = deny_perf_wrapper(WORK, coz, f"coz-timer-{name}")
         if "perf" in samplers:
             columns.append((f"{name} perf",
                             lambda c, d, s, x, t, coz=coz: predicted_period(coz, c, s, x, t)))

@@ -97,8 +97,11 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns) {
     credit_relayed(t);
   }
   uint64_t raised = 0;
-  uint64_t local = t.delays.ns;
-  uint64_t global = experiment_.ledger.global_ns();
+  uint64_t local = 0, global = 0;
+  if (ledger_trace::on()) {
+    local = t.delays.ns;
+    global = experiment_.ledger.global_ns();
+  }
   uint64_t owed = experiment_.ledger.advance(t.delays, faster, &raised, carry_ns);
   ledger_trace::note(&t, Event::kSettle, faster, global, local, owed);
   inserted(raised);
@@ -125,7 +128,10 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   DelayLedger::paused(t.delays, sleep, slept);
   t.paused_ns += slept;
   paused_ns_.fetch_add(slept, std::memory_order_relaxed);
-  ledger_trace::note(&t, Event::kPause, sleep, slept, t.delays.ns, experiment_.ledger.global_ns());
+  if (ledger_trace::on()) {
+    ledger_trace::note(&t, Event::kPause, sleep, slept, t.delays.ns,
+                       experiment_.ledger.global_ns());
+  }
   // Moving average over pauses, 1/8 weight to the newest (a racy update loses one sample at worst).
   int64_t seen = static_cast<int64_t>(slept) - static_cast<int64_t>(ask);
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
@@ -216,8 +222,10 @@ void DelayProtocol::blocking(ThreadState& t, bool keep_debt) {
   if (keep_debt && experiment_.ledger.active() && !t.in_ledger) {
     with_delays(t, [&] { t.block_debt_ns = experiment_.ledger.owed(t.delays, &t.block_epoch); });
   }
-  ledger_trace::note(&t, Event::kBlock, t.block_debt_ns, t.delays.ns,
-                     experiment_.ledger.global_ns(), static_cast<uint64_t>(t.locks_held));
+  if (ledger_trace::on()) {
+    ledger_trace::note(&t, Event::kBlock, t.block_debt_ns, t.delays.ns,
+                       experiment_.ledger.global_ns(), static_cast<uint64_t>(t.locks_held));
+  }
   t.blocked_now.store(true, std::memory_order_release);
 }
 
@@ -234,8 +242,10 @@ void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& t
       pay_run_up(t);
     }
     table.publish(key, t.delays.epoch, t.delays.ns);
-    ledger_trace::note(&t, Event::kPublish, t.delays.ns, reinterpret_cast<uintptr_t>(key),
-                       experiment_.ledger.global_ns());
+    if (ledger_trace::on()) {
+      ledger_trace::note(&t, Event::kPublish, t.delays.ns, reinterpret_cast<uintptr_t>(key),
+                         experiment_.ledger.global_ns());
+    }
   });
 }
 
@@ -248,8 +258,10 @@ void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
       t.blocked_ns += blocked;
     }
   }
-  ledger_trace::note(&t, Event::kWake, woken, reinterpret_cast<uintptr_t>(key), t.delays.ns,
-                     experiment_.ledger.global_ns());
+  if (ledger_trace::on()) {
+    ledger_trace::note(&t, Event::kWake, woken, reinterpret_cast<uintptr_t>(key), t.delays.ns,
+                       experiment_.ledger.global_ns());
+  }
   if (woken && experiment_.ledger.active()) {
     credit_woken(t, key, blocked);
   }

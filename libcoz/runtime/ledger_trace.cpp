@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -79,6 +80,10 @@ void write_out() {
   uint64_t kept = n < kCapacity ? n : kCapacity;
   FILE* f = std::fopen(g_path, "w");
   if (f == nullptr) {
+    std::fprintf(stderr,
+                 "coz: cannot write the ledger trace to %s (%s); set COZ_LEDGER_TRACE to a "
+                 "writable file\n",
+                 g_path, std::strerror(errno));
     return;
   }
   static const void* threads[4096];  // in order of first appearance (not on a small stack)

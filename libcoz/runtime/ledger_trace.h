@@ -4,8 +4,7 @@
 // on for the process `coz run` started (not its children, nor an image it execs), and the trace is
 // written to FILE (relative to the working directory at exit) as text once the profile is
 // complete. It keeps the first 4M events and counts the rest. Off, each note costs one load of a
-// null pointer (and the values it would note, already at hand); the hooks' fast path notes
-// nothing.
+// null pointer; the hooks' fast path notes nothing.
 // benchmarks/barriers/trace_summary.py reads it.
 //
 // Lines: "T THREAD EVENT A B C D", T in ns (CLOCK_MONOTONIC), THREAD a small number in order of
@@ -42,16 +41,22 @@ extern std::atomic<Entry*> g_entries;
 
 void append(const void* thread, Event event, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 
+// Whether the trace is on (for a caller that gathers values only to note them).
+inline bool on() {
+  return g_entries.load(std::memory_order_relaxed) != nullptr;
+}
+
 inline void note(const void* thread, Event event, uint64_t a, uint64_t b = 0, uint64_t c = 0,
                  uint64_t d = 0) {
-  if (__builtin_expect(g_entries.load(std::memory_order_relaxed) != nullptr, 0)) {
+  if (__builtin_expect(on(), 0)) {
     append(thread, event, a, b, c, d);
   }
 }
 
 // Turns the trace on, to be written to `path` by write_out(). False if memory is refused.
 bool open(const char* path);
-// Writes the trace (in the process that opened it) and turns it off.
+// Writes the trace (in the process that opened it) and turns it off; says so in one line on
+// standard error if FILE cannot be written.
 void write_out();
 
 }  // namespace coz::ledger_trace
