@@ -69,8 +69,7 @@ std::vector<ExperimentRunner::PointSnapshot> ExperimentRunner::snapshot() const 
   points_.for_each([&out](const ProgressPoint& p) {
     PointCounts counts;
     counts.throughput = p.read(p.throughput());
-    counts.begin = p.read(p.begin());
-    counts.end = p.read(p.end());
+    p.read_latency(&counts.begin, &counts.end);
     counts.delay_in_flight_ns = p.delay_in_flight_ns().load(std::memory_order_relaxed);
     out.push_back({&p, counts, {}});
   });
@@ -100,7 +99,8 @@ void ExperimentRunner::tick() {
     if (!p.is_latency) {
       return;
     }
-    uint64_t begun = p.read(p.begin()), ended = p.read(p.end());
+    uint64_t begun = 0, ended = 0;
+    p.read_latency(&begun, &ended);
     for (PointSnapshot& s : open_.points) {
       if (s.point == &p) {
         s.in_flight.add(begun, ended, real);

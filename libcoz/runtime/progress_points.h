@@ -86,7 +86,21 @@ struct ProgressPoint {
   Counter& begin() const { return counters->begin; }
   Counter& end() const { return counters->end; }
   std::atomic<uint64_t>& delay_in_flight_ns() const { return counters->delay_in_flight_ns; }
-  uint64_t read(const Counter& c) const { return __atomic_load_n(&c.count, __ATOMIC_RELAXED); }
+  uint64_t read(const Counter& c) const { return __atomic_load_n(&c.count, __ATOMIC_ACQUIRE); }
+  // Arrivals and departures as at one instant: departures read on both sides of the arrivals
+  // until they agree, so a request that ends between the two reads is not a departure without its
+  // arrival. After a few tries (a thread of the reader preempted between them) the last reads.
+  void read_latency(uint64_t* begun, uint64_t* ended) const {
+    uint64_t first = read(end());
+    for (int tries = 0; tries < 8; tries++) {
+      *begun = read(begin());
+      *ended = read(end());
+      if (*ended == first) {
+        return;
+      }
+      first = *ended;
+    }
+  }
 };
 
 class ProgressPoints {
