@@ -51,6 +51,24 @@ inline void set_sample_signal(int sig) {
 // program's own timers on the signal carry whatever value it chose, which the handler forwards.
 inline constexpr uint64_t kTimerSampleTag = 0xC02A5A3Bull << 32;
 
+// The sampler token a signal carries (ThreadSampler::signal_fd), in either engine's form: perf's
+// descriptor (si_fd of a POLL_* signal, through F_SETSIG) or the timer's number (an SI_TIMER value
+// with the tag above); -1 for any other signal. Known here, below the engines, because the hooks
+// must tell samples from the program's own signals before any engine exists.
+inline int sample_token(const siginfo_t* info) {
+  if (!info) {
+    return -1;
+  }
+  if (info->si_code >= POLL_IN && info->si_code <= POLL_HUP) {
+    return info->si_fd;
+  }
+  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info->si_value.sival_ptr));
+  if (info->si_code == SI_TIMER && (value & ~uint64_t{0xffffffff}) == kTimerSampleTag) {
+    return static_cast<int>(value & 0x7fffffff);
+  }
+  return -1;
+}
+
 // The program as it was started (argv[0]), for the profile's startup record.
 inline const char* program_name() {
   return program_invocation_name ? program_invocation_name : "";

@@ -119,25 +119,9 @@ void reclaim(void (*handler)(int, siginfo_t*, void*)) {
   real().sigaction(sig, &sa, nullptr);
 }
 
-int token(const siginfo_t* info) {
-  if (!info) {
-    return -1;
-  }
-  // perf_event signals through O_ASYNC/F_SETSIG: a POLL_* code and the descriptor.
-  if (info->si_code >= POLL_IN && info->si_code <= POLL_HUP) {
-    return info->si_fd;
-  }
-  // The timer sampler's: SI_TIMER, the tag and the token in the value.
-  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info->si_value.sival_ptr));
-  if (info->si_code == SI_TIMER && (value & ~uint64_t{0xffffffff}) == platform::kTimerSampleTag) {
-    return static_cast<int>(value & 0x7fffffff);
-  }
-  return -1;
-}
-
 bool is_sample(const siginfo_t* info, bool token_is_a_sampler) {
   // Signals the program sends carry SI_USER, SI_QUEUE, SI_TKILL, its own SI_TIMER values...
-  if (token(info) < 0) {
+  if (platform::sample_token(info) < 0) {
     return false;
   }
   if (token_is_a_sampler || info->si_code == SI_TIMER) {

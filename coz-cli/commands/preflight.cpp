@@ -17,7 +17,7 @@
 #include "line/line_map.h"
 #include "platform.h"
 #include "record/profile_writer.h"
-#include "sample/perf_sampler.h"
+#include "sample/sampler_choice.h"
 #include "unique_fd.h"
 
 namespace coz::cli {
@@ -203,22 +203,18 @@ bool check_debug_info(const Program& program, const RunConfig& options, std::str
 }
 
 bool check_sampler(const RunConfig& config, std::string* error) {
-  if (config.sampler == SamplerRequest::kTimer) {
+  // The runtime's choice, made the same way; then a thread's sampler opened, which also tries
+  // what the engine's own check does not (perf's ring, against the locked-memory limit).
+  SamplerChoice choice = choose_sampler(config.sampler);
+  if (!choice.error.empty()) {
+    *error = choice.error;
+    return false;
+  }
+  if (choice.kind == SamplerKind::kTimer) {
     return true;  // any process may time its own threads
   }
-  SamplerSettings settings;
-  PerfSamplerBackend backend(settings);
-  if (backend.open_thread(platform::current_tid(), error) != nullptr) {
-    return true;
-  }
-  if (config.sampler == SamplerRequest::kAuto && PerfSamplerBackend::refused(errno)) {
-    error->clear();
-    return true;  // the runtime samples with CPU-time timers
-  }
-  if (config.sampler == SamplerRequest::kPerf && PerfSamplerBackend::refused(errno)) {
-    *error += "; or sample without perf_event: --sampler timer";
-  }
-  return false;
+  return make_sampler(choice.kind, SamplerSettings{})
+             ->open_thread(platform::current_tid(), error) != nullptr;
 }
 
 bool check_output_writable(const std::string& path, std::string* error) {

@@ -19,7 +19,7 @@ struct Program {
 bool resolve_program(const std::string& name, Program* out, std::string* error);
 bool check_preloadable(const Program& program, std::string* error);
 bool check_debug_info(const Program& program, const RunConfig& config, std::string* error);
-// perf_event works here, or the config lets the runtime sample with CPU-time timers instead.
+// The engine the runtime will choose (sample/sampler_choice.h) can sample here.
 bool check_sampler(const RunConfig& config, std::string* error);
 bool check_output_writable(const std::string& path, std::string* error);
 

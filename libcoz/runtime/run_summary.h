@@ -28,7 +28,7 @@ struct RunTotals {
   bool no_arrivals = false;  // load amplification was asked for but no arrival point was reached
   std::string output;        // the profile's path
   bool coordinated = false;  // a member of a run across programs (coz coordinate)
-  std::string sampler;       // describe_sampler()
+  std::string sampler;       // SamplerBackend::describe()
 };
 
 // The final records: appended once, after the last experiment. Each line's samples name this

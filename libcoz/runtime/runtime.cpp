@@ -12,7 +12,7 @@
 #include "runtime/quiet_hooks.h"
 #include "runtime/run_summary.h"
 #include "runtime/runtime_signals.h"
-#include "runtime/sampler_choice.h"
+#include "sample/sampler_choice.h"
 #include "sample_signal.h"
 
 namespace coz {
@@ -68,9 +68,13 @@ void* Runtime::profiler_main(void* arg) {
   return nullptr;
 }
 
-void Runtime::handle_signal(int token, int overrun, const void* context) {
+void Runtime::handle_signal(const siginfo_t& info, const void* context) {
+  SignalSample signal;
+  if (!backend_ || !backend_->reads_signal(info, &signal)) {
+    return;  // the other engine's form: a signal queued by a sampler this process no longer runs
+  }
   pid_t tid = platform::current_tid();
-  ThreadState* state = threads_.by_fd(token);
+  ThreadState* state = threads_.by_fd(signal.token);
   if (!state || state->tid.load(std::memory_order_acquire) != tid) {
     // The number the signal names may since have been reused (its descriptor moved when the
     // program dup2()ed onto it): the thread's own state will do.
@@ -79,7 +83,7 @@ void Runtime::handle_signal(int token, int overrun, const void* context) {
       return;
     }
   }
-  state->sampler->take(context, overrun, state->stack_lo, state->stack_hi);
+  state->sampler->take(context, signal.overrun, state->stack_lo, state->stack_hi);
   delays_.on_signal(*state);
 }
 
@@ -200,7 +204,7 @@ void Runtime::finish_shutdown() {
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
   std::string why;
   if (!writer_.write_block(final_records(platform::monotonic_ns() - start_ns_, lines_.table(),
-                                         no_arrivals, root(), measured_resolution_ns(*backend_)),
+                                         no_arrivals, root(), backend_->resolution_ns()),
                            0, &why)) {
     reporter_.say(
         "error: could not append the final records to " + config_.output + " (" + why + ")", true);
@@ -231,7 +235,7 @@ void Runtime::finish_shutdown() {
   run.no_arrivals = no_arrivals;
   run.output = config_.output;
   run.coordinated = !config_.coordinator.empty();
-  run.sampler = describe_sampler(*backend_, config_.sampling_period_ns);
+  run.sampler = backend_->describe(config_.sampling_period_ns);
   report_run(reporter_, run, points_);
   shutdown_done_.store(true);
   ledger_trace::write_out();  // a debugging trace, after everything the profile needs

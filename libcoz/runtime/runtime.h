@@ -44,11 +44,11 @@
 #include "runtime/real_delay_environment.h"
 #include "runtime/reporter.h"
 #include "runtime/sample_attribution.h"
-#include "runtime/sampler_choice.h"
 #include "runtime/shared_run.h"
 #include "runtime/thread_life.h"
 #include "runtime/thread_registry.h"
 #include "sample/sampler.h"
+#include "sample/sampler_choice.h"
 
 namespace coz {
 
@@ -122,9 +122,9 @@ class Runtime {
   // allocates.
   Counter* new_arrival_counter(const char* name);
 
-  // The sample signal carrying `token` (sample_signal::token), with the timer's `overrun` and
-  // the interrupted `context` (a ucontext_t). Async-signal-safe.
-  void handle_signal(int token, int overrun, const void* context);
+  // A sample signal, read by this process's engine (SamplerBackend::reads_signal), with the
+  // interrupted `context` (a ucontext_t). Async-signal-safe.
+  void handle_signal(const siginfo_t& info, const void* context);
   // Whether `token` is (or was registered as) a thread's sampler's. Async-signal-safe.
   bool is_sampler(int token) const { return threads_.by_fd(token) != nullptr; }
 

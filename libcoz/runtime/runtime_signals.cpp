@@ -16,13 +16,14 @@ namespace coz::runtime_signals {
 void on_sample_signal(int sig, siginfo_t* info, void* context) {
   int saved = errno;
   Runtime* rt = Runtime::active();
-  int token = sample_signal::token(info);
-  bool perf = info && info->si_code != SI_TIMER;
-  if (sample_signal::is_sample(info, token >= 0 && ((perf && own_fds::is_ours(token)) ||
-                                                    (rt && rt->is_sampler(token))))) {
+  // A sampler's token: a descriptor of ours (perf, its sampler maybe closed since), or a thread's
+  // sampler (either engine). A tagged timer signal is a sample whatever its token.
+  int token = platform::sample_token(info);
+  if (sample_signal::is_sample(
+          info, token >= 0 && (own_fds::is_ours(token) || (rt && rt->is_sampler(token))))) {
     sample_signal::note_own_interruption();
     if (rt) {
-      rt->handle_signal(token, perf ? 0 : info->si_overrun, context);
+      rt->handle_signal(*info, context);
     }
   } else if (sample_signal::program_blocks() && sample_signal::hold(info)) {
     sample_signal::note_own_interruption();  // pending for the program, as the kernel would keep it

@@ -17,7 +17,7 @@
 #include "runtime/quiet_hooks.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_signals.h"
-#include "runtime/sampler_choice.h"
+#include "sample/sampler_choice.h"
 #include "sample_signal.h"
 
 namespace coz {
@@ -98,10 +98,21 @@ void Runtime::begin_clocks() {
 }
 
 SamplerChoice Runtime::pick_sampler() const {
-  // A forked child samples as its parent (no test again).
-  SamplerChoice sampler = role() == Role::kForkFollower
-                              ? SamplerChoice{parent_->backend_->kind(), ""}
-                              : choose_sampler(config_.sampler, run_.run->sampler, root());
+  // Every process of a run samples the same way: a forked child as its parent, a follower asked
+  // for auto as the root chose (run_->sampler: SamplerKind + 1, 0 while unset), without testing
+  // again; the root chooses and writes it there.
+  SamplerChoice sampler;
+  int32_t run_choice = run_.run->sampler.load(std::memory_order_acquire);
+  if (role() == Role::kForkFollower) {
+    sampler.kind = parent_->backend_->kind();
+  } else if (!root() && config_.sampler == SamplerRequest::kAuto && run_choice > 0) {
+    sampler.kind = static_cast<SamplerKind>(run_choice - 1);
+  } else {
+    sampler = choose_sampler(config_.sampler);
+  }
+  if (root()) {
+    run_.run->sampler.store(static_cast<int32_t>(sampler.kind) + 1, std::memory_order_release);
+  }
   if (!sampler.note.empty()) {
     reporter_.say(sampler.note, false);
   }
@@ -211,7 +222,7 @@ void Runtime::write_startup_record() {
   }
   startup.field(vocab::key::kProgram, platform::program_name())
       .field(vocab::key::kOffCpu, blocked_.method())
-      .field(vocab::key::kSampler, sampler_name(backend_->kind()));
+      .field(vocab::key::kSampler, backend_->name());
   // Go and gcc's OpenMP park their threads with raw futex system calls, which no hook sees (of
   // OpenMP's, interpose/openmp_hooks.cpp follows regions and barriers): said at start-up and kept
   // in the profile, where coz report shows it under its summary (docs/where-it-runs.md).

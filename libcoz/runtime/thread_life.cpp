@@ -33,7 +33,7 @@ void discard_stale_samples(int fd) {
   size_t n = 0;
   siginfo_t info;
   while (n < 8 && syscall(SYS_rt_sigtimedwait, &set, &info, &zero, _NSIG / 8) > 0) {
-    if (sample_signal::token(&info) != fd) {
+    if (platform::sample_token(&info) != fd) {
       kept[n++] = info;
     }
   }

@@ -347,6 +347,16 @@ int PerfSamplerBackend::probe(std::string* why) {
   return 0;
 }
 
+bool PerfSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {
+  int token = platform::sample_token(&info);
+  if (info.si_code == SI_TIMER || token < 0) {
+    return false;
+  }
+  out->token = token;
+  out->overrun = 0;
+  return true;
+}
+
 PerfSamplerBackend::PerfSamplerBackend(SamplerSettings settings)
     : settings_(settings), graveyard_(std::make_unique<RingGraveyard>()) {}
 

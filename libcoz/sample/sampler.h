@@ -1,14 +1,17 @@
-// The sampler interface: one ThreadSampler per profiled thread, created by a SamplerBackend.
-// Two backends: perf_event (perf_sampler.h: the kernel writes each sample into a ring, with a
-// callchain and a copy of the stack) and a POSIX CPU-time timer per thread (timer_sampler.h: for
-// kernels and containers that refuse perf_event; the sample is taken in the signal handler, from
-// the interrupted registers and the thread's own stack). choose_sampler.h picks one.
+// The sampler interface: one ThreadSampler per profiled thread, created by a SamplerBackend (an
+// engine). Two engines: perf_event (perf_sampler.h: the kernel writes each sample into a ring,
+// with a callchain and a copy of the stack) and a POSIX CPU-time timer per thread
+// (timer_sampler.h: for kernels and containers that refuse perf_event; the sample is taken in the
+// signal handler, from the interrupted registers and the thread's own stack). Each engine has its
+// own availability check, name, resolution and signal recognition; sampler_choice.h picks one,
+// once, and everything after talks to this interface. A new engine is a new file and a row there.
 //
 // Threading: open_thread() and the destructor run in ordinary context (thread start/exit, start-up,
 // shut-down). drain() is async-signal-safe and runs in the sampled thread's signal handler, or in
 // the exiting thread at shut-down; callers make sure only one thread drains a sampler at a time.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -54,7 +57,7 @@ class ThreadSampler {
   // load (the perf page's seqlock, written at each switch and at no sample), or nullptr. A
   // blocking call after which it has not changed did not wait.
   virtual const volatile uint32_t* switch_count() const { return nullptr; }
-  // The token the sample signal carries (sample_signal::token): the descriptor perf reports in
+  // The token the sample signal carries (platform::sample_token): the descriptor perf reports in
   // si_fd, the timer's own number in its value; -1 for none.
   virtual int signal_fd() const = 0;
   // Samples the kernel dropped because the buffer was full. Any thread may call it while the
@@ -69,19 +72,35 @@ struct SamplerSettings {
   uint32_t stack_bytes = 2048;  // user stack copied with each sample, for leaf library code
 };
 
-// The backends, as the startup record and --sampler name them.
+// The engines (a run's shared memory keeps the root's as its number + 1).
 enum class SamplerKind { kPerf, kTimer };
-inline const char* sampler_name(SamplerKind kind) {
-  return kind == SamplerKind::kPerf ? "perf" : "timer";
-}
+
+// A sampling signal as the engine that sent it reads it.
+struct SignalSample {
+  int token = -1;   // the sending sampler's (ThreadSampler::signal_fd)
+  int overrun = 0;  // periods it stands for beyond one (a timer's overruns)
+};
 
 class SamplerBackend {
  public:
   virtual ~SamplerBackend() = default;
   virtual SamplerKind kind() const = 0;
+  // As the startup record and --sampler name it: "perf", "timer".
+  virtual const char* name() const = 0;
   // Opens a sampler for thread `tid` of this process (the caller's own thread or another).
   // Returns nullptr and sets `error` to a user-facing sentence on failure.
   virtual std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) = 0;
+  // Whether `info` is a signal of this engine's samplers, and what it carries. Only the form is
+  // checked; which sampler sent it, the caller looks up by the token. Async-signal-safe.
+  virtual bool reads_signal(const siginfo_t& info, SignalSample* out) const = 0;
+  // Mean thread CPU time between two signals so far (0: one signal per period, exactly).
+  virtual uint64_t resolution_ns() const { return 0; }
+  // As --verbose and the summary name it: the name, with the resolution measured where it is
+  // not the period ("timer, 4 ms resolution"; before the first signal, `period_ns`).
+  virtual std::string describe(uint64_t period_ns) const {
+    (void)period_ns;
+    return name();
+  }
 };
 
 }  // namespace coz

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "platform.h"
@@ -164,6 +165,26 @@ uint64_t TimerSamplerBackend::resolution_ns() const {
   uint64_t signals = signals_.load(std::memory_order_relaxed);
   uint64_t periods = periods_.load(std::memory_order_relaxed);
   return signals == 0 ? 0 : periods * settings_.period_ns / signals;
+}
+
+std::string TimerSamplerBackend::describe(uint64_t period_ns) const {
+  uint64_t resolution = resolution_ns();
+  if (resolution == 0) {
+    resolution = period_ns;
+  }
+  char text[64];
+  snprintf(text, sizeof text, "timer, %.3g ms resolution", static_cast<double>(resolution) / 1e6);
+  return text;
+}
+
+bool TimerSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {
+  int token = platform::sample_token(&info);
+  if (info.si_code != SI_TIMER || token < 0) {
+    return false;
+  }
+  out->token = token;
+  out->overrun = info.si_overrun;
+  return true;
 }
 
 }  // namespace coz

@@ -27,9 +27,13 @@ class TimerSamplerBackend : public SamplerBackend {
   explicit TimerSamplerBackend(SamplerSettings settings) : settings_(settings) {}
   std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) override;
   SamplerKind kind() const override { return SamplerKind::kTimer; }
+  const char* name() const override { return "timer"; }
+  // An SI_TIMER signal with the tagged token in its value; 1 + its overrun periods.
+  bool reads_signal(const siginfo_t& info, SignalSample* out) const override;
   // Mean thread CPU time between two signals so far, over every sampler it opened (0 before the
   // first signal): the period, or the kernel's tick when that is longer.
-  uint64_t resolution_ns() const;
+  uint64_t resolution_ns() const override;
+  std::string describe(uint64_t period_ns) const override;
 
  private:
   friend class TimerThreadSampler;

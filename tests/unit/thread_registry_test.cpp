@@ -45,6 +45,8 @@ class ScriptedSampler : public ThreadSampler {
 class ScriptedBackend : public SamplerBackend {
  public:
   SamplerKind kind() const override { return SamplerKind::kPerf; }
+  const char* name() const override { return "scripted"; }
+  bool reads_signal(const siginfo_t&, SignalSample*) const override { return false; }
   std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) override {
     if (tid < 0) {
       *error = "refused";

@@ -1,0 +1,74 @@
+// The sampling engines behind one interface: each reads its own signals' form, names itself and
+// says its resolution; the choice gives the timer where asked without testing perf_event.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "platform.h"
+#include "sample/sampler_choice.h"
+
+namespace coz {
+namespace {
+
+siginfo_t descriptor_signal(int fd) {
+  siginfo_t info = {};
+  info.si_code = POLL_IN;
+  info.si_fd = fd;
+  return info;
+}
+
+siginfo_t timer_signal(int token, int overrun) {
+  siginfo_t info = {};
+  info.si_code = SI_TIMER;
+  info.si_value.sival_ptr =
+      reinterpret_cast<void*>(static_cast<uintptr_t>(platform::kTimerSampleTag | uint64_t(token)));
+  info.si_overrun = overrun;
+  return info;
+}
+
+TEST(SamplerEngines, EachReadsItsOwnSignalsAndNotTheOthers) {
+  auto perf = make_sampler(SamplerKind::kPerf, SamplerSettings{});
+  auto timer = make_sampler(SamplerKind::kTimer, SamplerSettings{});
+  SignalSample s;
+  ASSERT_TRUE(perf->reads_signal(descriptor_signal(7), &s));
+  EXPECT_EQ(s.token, 7);
+  EXPECT_EQ(s.overrun, 0);
+  EXPECT_FALSE(perf->reads_signal(timer_signal(3, 2), &s));
+  ASSERT_TRUE(timer->reads_signal(timer_signal(3, 2), &s));
+  EXPECT_EQ(s.token, 3);
+  EXPECT_EQ(s.overrun, 2) << "a timer's signal stands for its overruns too";
+  EXPECT_FALSE(timer->reads_signal(descriptor_signal(7), &s));
+}
+
+TEST(SamplerEngines, TheProgramsOwnSignalsAreNoEnginesSample) {
+  siginfo_t queued = {};
+  queued.si_code = SI_QUEUE;
+  siginfo_t own_timer = timer_signal(3, 0);
+  own_timer.si_value.sival_ptr = reinterpret_cast<void*>(uintptr_t{42});  // its own value, no tag
+  SignalSample s;
+  for (SamplerKind kind : {SamplerKind::kPerf, SamplerKind::kTimer}) {
+    auto engine = make_sampler(kind, SamplerSettings{});
+    EXPECT_FALSE(engine->reads_signal(queued, &s)) << engine->name();
+    EXPECT_FALSE(engine->reads_signal(own_timer, &s)) << engine->name();
+  }
+}
+
+TEST(SamplerEngines, NamesAndResolutionAsTheSummaryShowsThem) {
+  auto perf = make_sampler(SamplerKind::kPerf, SamplerSettings{});
+  auto timer = make_sampler(SamplerKind::kTimer, SamplerSettings{});
+  EXPECT_STREQ(perf->name(), "perf");
+  EXPECT_EQ(perf->describe(1000000), "perf");
+  EXPECT_EQ(perf->resolution_ns(), 0u);
+  EXPECT_STREQ(timer->name(), "timer");
+  EXPECT_EQ(timer->resolution_ns(), 0u) << "nothing measured before the first signal";
+  EXPECT_EQ(timer->describe(1000000), "timer, 1 ms resolution") << "the period until then";
+}
+
+TEST(SamplerEngines, TheTimerAskedForIsChosenWithoutATest) {
+  SamplerChoice choice = choose_sampler(SamplerRequest::kTimer);
+  EXPECT_EQ(choice.kind, SamplerKind::kTimer);
+  EXPECT_TRUE(choice.note.empty());
+  EXPECT_TRUE(choice.error.empty());
+}
+
+}  // namespace
+}  // namespace coz
