@@ -16,8 +16,7 @@ ExperimentRunner::ExperimentRunner(RunnerSettings settings, ExperimentState& sta
       state_(state),
       points_(points),
       writer_(writer),
-      scheduler_(settings.scheduler),
-      random_(seed),
+      cycle_(settings.scheduler, seed),
       created_ns_(now_ns()) {}
 
 RunnerSettings runner_settings(const RunConfig& config, bool root) {
@@ -126,7 +125,7 @@ void ExperimentRunner::begin(const Choice& line, int speedup) {
   state_.offered.clear();  // an offer racing the store above
   open_ = Open();
   open_.line = line;
-  open_.speedup = speedup >= 0 ? speedup : scheduler_.draw_speedup(random_);
+  open_.speedup = cycle_.begin(now_ns(), settings_.end_to_end, speedup);
   open_.delay_ns = settings_.sampling_period_ns * static_cast<uint64_t>(open_.speedup) / 100;
   open_.points = snapshot();
   state_.selected_samples.store(0, std::memory_order_relaxed);

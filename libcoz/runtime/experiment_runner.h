@@ -15,6 +15,7 @@
 
 #include "config/run_config.h"
 #include "experiment/arrival_pacer.h"
+#include "experiment/experiment_cycle.h"
 #include "experiment/experiment_result.h"
 #include "experiment/experiment_state.h"
 #include "experiment/in_flight.h"
@@ -164,8 +165,7 @@ class ExperimentRunner {
   ProgressPoints& points_;
   ProfileWriter& writer_;
   std::function<void(bool, const std::string&)> on_write_;
-  Scheduler scheduler_;
-  Random random_;
+  ExperimentCycle cycle_;
   uint64_t created_ns_;  // the runner starts with the run: experiments' `start` counts from here
   Open open_;
   bool is_open_ = false;
@@ -212,27 +212,38 @@ void ExperimentRunner::run(Idle&& idle) {
     return;  // finish() writes it at exit
   }
   while (true) {
-    Choice line = fixed_choice();
-    bool no_line = load_alone();
-    while (line.key == 0 && !no_line) {
-      line = settings_.fixed_elsewhere ? fixed_choice() : wait_for_line();
-      if (line.key == 0 && waiting(settings_.sampling_period_ns)) {
-        return;
+    uint64_t now = now_ns();
+    switch (cycle_.phase(now)) {
+      case ExperimentCycle::Phase::kChoosing: {
+        // A line given (here or in another process of the run), none for load alone, or the
+        // next one a sample offers.
+        bool given = settings_.fixed_line || settings_.fixed_elsewhere || load_alone();
+        Choice line = given ? fixed_choice() : wait_for_line();
+        if (line.key == 0 && !load_alone()) {
+          if (waiting(settings_.sampling_period_ns)) {
+            return;
+          }
+          break;
+        }
+        begin(line);
+        if (settings_.end_to_end) {
+          while (!waiting(1000000000)) {
+          }
+          return;  // finish() writes it at exit
+        }
+        break;
       }
-    }
-    begin(line);
-    if (settings_.end_to_end) {
-      while (!waiting(1000000000)) {
+      case ExperimentCycle::Phase::kRunning:
+      case ExperimentCycle::Phase::kCoolingOff:
+        if (waiting(cycle_.left_ns(now))) {
+          return;  // an experiment cut short by exit is not written
+        }
+        break;
+      case ExperimentCycle::Phase::kEnding: {
+        Visits visits = end();
+        cycle_.end(now_ns(), visits.total, visits.fewest);
+        break;
       }
-      return;  // finish() writes it at exit
-    }
-    if (waiting(scheduler_.length_ns())) {
-      return;  // an experiment cut short by exit is not written
-    }
-    Visits visits = end();
-    scheduler_.finished(visits.total, visits.fewest);
-    if (waiting(scheduler_.settings().cooloff_ns)) {
-      return;
     }
   }
 }
