@@ -16,7 +16,7 @@
 #include "coordinator/member.h"
 #include "coordinator/run_options.h"
 #include "coordinator/run_records.h"
-#include "experiment/scheduler.h"
+#include "experiment/experiment_cycle.h"
 #include "platform.h"
 #include "remote/message.h"
 #include "remote/secret_proof.h"
@@ -32,18 +32,21 @@ constexpr uint64_t kCollectNs = 1000000000;  // how long an ended experiment wai
 class Coordinator {
  public:
   explicit Coordinator(const Settings& s)
-      : settings_(s), random_(platform::monotonic_ns() ^ getpid()) {
-    SchedulerSettings scheduler;
-    scheduler.fixed_speedup = s.fixed_speedup;
-    if (s.experiment_length_ns) {
-      scheduler.initial_length_ns = s.experiment_length_ns;
-    }
-    scheduler_ = std::make_unique<Scheduler>(scheduler);
-  }
+      : settings_(s), cycle_(scheduler_settings(s), platform::monotonic_ns() ^ getpid()) {}
   int run(const std::atomic<bool>& stop);
 
  private:
-  enum class Phase { kWaiting, kChoosing, kRunning, kCollecting };
+  using Phase = ExperimentCycle::Phase;
+  static SchedulerSettings scheduler_settings(const Settings& s) {
+    SchedulerSettings scheduler;
+    if (s.experiment_length_ns) {
+      scheduler.initial_length_ns = s.experiment_length_ns;
+    }
+    return scheduler;
+  }
+  // The cycle's phase now; a run with no member in it chooses no line.
+  Phase phase() { return cycle_.phase(platform::monotonic_ns()); }
+  bool choosing() { return phase() == Phase::kChoosing && joined() > 0 && !whole_run_begun_; }
   bool open_socket(std::string* why);
   void accept_member();
   void on_message(Member& m, const Message& msg);
@@ -57,14 +60,13 @@ class Coordinator {
   void end_experiment();
   void write(const std::string& text);
   size_t joined() const;
-  // How long the loop may sleep: until the phase's deadline, at most 10 ms (messages wake it).
+  // How long the loop may sleep: until the phase's deadline (or the collection's), at most
+  // 10 ms (messages wake it).
   int wait_ms() const {
     uint64_t now = platform::monotonic_ns();
-    if (phase_ == Phase::kChoosing || phase_until_ns_ <= now) {
-      return phase_ == Phase::kChoosing ? 10 : 0;
-    }
-    uint64_t left = (phase_until_ns_ - now + 999999) / 1000000;
-    return static_cast<int>(left < 10 ? left : 10);
+    uint64_t left =
+        collecting_ ? (collect_until_ns_ > now ? collect_until_ns_ - now : 0) : cycle_.left_ns(now);
+    return left >= 10000000 ? 10 : static_cast<int>((left + 999999) / 1000000);
   }
   void broadcast(const Message& msg, const Member* except = nullptr);
 
@@ -75,16 +77,15 @@ class Coordinator {
   std::vector<std::unique_ptr<Member>> members_;
   size_t joined_ever_ = 0;
   uint64_t first_join_ns_ = 0;
-  Phase phase_ = Phase::kWaiting;
-  uint64_t phase_until_ns_ = 0;
+  ExperimentCycle cycle_;
+  bool asked_ = false;       // members were asked for a line ("want") since choosing began
+  bool collecting_ = false;  // the open experiment's end was sent: waiting for the records
+  uint64_t collect_until_ns_ = 0;
   uint64_t began_ns_ = platform::monotonic_ns();
-  uint64_t experiments_ = 0;
   RunExperiment open_;
   std::vector<MemberExperiment> left_results_;  // of members that left the open experiment
   bool whole_run_begun_ = false;                // the one experiment of an end-to-end run
   uint64_t open_start_ns_ = 0;
-  std::unique_ptr<Scheduler> scheduler_;
-  Random random_;
   bool write_failed_ = false;
 };
 
@@ -152,11 +153,11 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
   m.send(Message("welcome"));
   fprintf(stderr, "coz coordinate: %s (pid %llu) joined from %s\n", m.name.c_str(),
           static_cast<unsigned long long>(pid), m.peer.c_str());
-  if (whole_run_begun_ && phase_ == Phase::kRunning) {  // the one experiment: join it now
+  if (whole_run_begun_ && phase() == Phase::kRunning) {  // the one experiment: join it now
     m.in_experiment = true;
     m.send(begin_message());
   }
-  if (phase_ == Phase::kChoosing && settings_.fixed_line.empty()) {
+  if (asked_ && choosing() && settings_.fixed_line.empty()) {
     m.send(Message("want"));
   }
 }
@@ -173,8 +174,8 @@ bool Coordinator::take_run_options(Member& m, const Message& hello) {
     fprintf(stderr, "coz coordinate: %s, from %s, for the whole run\n", option.c_str(),
             m.peer.c_str());
   }
-  if (!was_end_to_end && settings_.end_to_end && phase_ == Phase::kRunning) {
-    phase_until_ns_ = 0;  // the experiment under way ends now; the run's one follows it
+  if (!was_end_to_end && settings_.end_to_end && phase() == Phase::kRunning) {
+    cycle_.end_now();  // the experiment under way ends now; the run's one follows it
   }
   return true;
 }
@@ -214,19 +215,19 @@ void Coordinator::on_message(Member& m, const Message& msg) {
   if (msg.kind == "rec" && msg.find("r")) {
     on_record(m, msg.text("r"));
   } else if (msg.kind == "offer" && msg.text("line").find(':') != std::string::npos) {
-    if (phase_ == Phase::kChoosing && settings_.fixed_line.empty()) {
+    if (asked_ && choosing() && settings_.fixed_line.empty()) {
       begin(msg.text("line"));
     }
   } else if (msg.kind == "raise" && msg.number("exp", UINT64_MAX, &exp) &&
              msg.number("ns", uint64_t{1} << 46, &ns) && msg.number("at", UINT64_MAX, &at)) {
-    if (phase_ == Phase::kRunning && exp == experiments_ && ns > open_.inserted_ns) {
+    if (phase() == Phase::kRunning && exp == cycle_.experiments() && ns > open_.inserted_ns) {
       open_.inserted_ns = ns;
       broadcast(Message("raise").with("exp", exp).with("ns", ns).with("at", at), &m);
     }
   } else if (msg.kind == "ping" && msg.number("t", UINT64_MAX, &at)) {
     m.send(Message("pong").with("t0", at).with("t", platform::monotonic_ns()));
   } else if (msg.kind == "ended" && msg.number("exp", UINT64_MAX, &exp)) {
-    if (exp == experiments_ && m.in_experiment && m.capturing) {
+    if (exp == cycle_.experiments() && m.in_experiment && m.capturing) {
       m.result = m.current;
       m.has_result = true;
     }
@@ -239,28 +240,26 @@ void Coordinator::on_message(Member& m, const Message& msg) {
 }
 
 void Coordinator::begin(const std::string& line) {
-  experiments_++;
   open_ = RunExperiment();
   left_results_.clear();
   open_.line = line;
-  open_.speedup =
-      settings_.fixed_speedup >= 0 ? settings_.fixed_speedup : scheduler_->draw_speedup(random_);
   open_start_ns_ = platform::monotonic_ns();
+  whole_run_begun_ = settings_.end_to_end;  // before the message, which says so
+  // --fixed-speedup as a member may have given it since (run_options.h), or drawn.
+  open_.speedup = cycle_.begin(open_start_ns_, whole_run_begun_, settings_.fixed_speedup);
+  asked_ = false;
   open_.start_ns = open_start_ns_ - began_ns_;
   open_.run_id = static_cast<uint64_t>(getpid());
   for (auto& m : members_) {
     m->in_experiment = m->joined && !m->closed;
     m->has_result = false;
   }
-  whole_run_begun_ = settings_.end_to_end;  // before the message, which says so
   broadcast(begin_message());
-  phase_ = Phase::kRunning;
-  phase_until_ns_ = whole_run_begun_ ? UINT64_MAX : open_start_ns_ + scheduler_->length_ns();
 }
 
 Message Coordinator::begin_message() const {
   Message begin("begin");
-  begin.with("exp", experiments_)
+  begin.with("exp", cycle_.experiments())
       .with("line", open_.line)
       .with("speedup", static_cast<uint64_t>(open_.speedup));
   if (whole_run_begun_) {
@@ -295,46 +294,46 @@ void Coordinator::end_experiment() {
   if (!results.empty()) {
     write(merge_experiment(open_, results, &visits));
   }
-  scheduler_->finished(visits, visits);
-  phase_ = Phase::kWaiting;
+  collecting_ = false;
+  cycle_.end(platform::monotonic_ns(), visits, visits);
 }
 
+// The cycle (experiment/experiment_cycle.h) with members: a line is asked of them, or the one
+// --fixed-line gives; an experiment whose length has passed is ended for every member, and
+// written once their records came or a second went by.
 void Coordinator::advance() {
   uint64_t now = platform::monotonic_ns();
-  switch (phase_) {
-    case Phase::kWaiting:
-      if (joined() == 0 || now < phase_until_ns_ || whole_run_begun_) {
-        break;
-      }
-      phase_ = Phase::kChoosing;
-      if (settings_.fixed_line.empty()) {
-        broadcast(Message("want"));
-      }
-      [[fallthrough]];
+  switch (cycle_.phase(now)) {
+    case Phase::kCoolingOff:
+      break;
     case Phase::kChoosing:
-      if (joined() == 0) {
-        phase_ = Phase::kWaiting;
+      if (!choosing()) {
+        asked_ = false;  // no member, or the run's one experiment is over
       } else if (!settings_.fixed_line.empty()) {
         begin(settings_.fixed_line);  // a member that joined meanwhile named it
+      } else if (!asked_) {
+        asked_ = true;
+        broadcast(Message("want"));
       }
       break;
     case Phase::kRunning:
       if (whole_run_begun_ && all_left_experiment()) {
         end_experiment();  // the members' records came with their last messages
-      } else if (now >= phase_until_ns_) {
-        broadcast(Message("end").with("exp", experiments_));
-        phase_ = Phase::kCollecting;
-        phase_until_ns_ = now + kCollectNs;
       }
       break;
-    case Phase::kCollecting: {
+    case Phase::kEnding: {
+      if (!collecting_) {
+        broadcast(Message("end").with("exp", cycle_.experiments()));
+        collecting_ = true;
+        collect_until_ns_ = now + kCollectNs;
+        break;
+      }
       bool all = true;
       for (const auto& m : members_) {
         all = all && (!m->in_experiment || m->closed || m->has_result);
       }
-      if (all || now >= phase_until_ns_) {
+      if (all || now >= collect_until_ns_) {
         end_experiment();
-        phase_until_ns_ = now + scheduler_->settings().cooloff_ns;
       }
       break;
     }
@@ -425,16 +424,17 @@ int Coordinator::run(const std::atomic<bool>& stop) {
                                   [](const std::unique_ptr<Member>& m) { return m->closed; }),
                    members_.end());
     advance();
-    if (joined_ever_ > 0 && joined() == 0 && phase_ != Phase::kCollecting) {
+    if (joined_ever_ > 0 && joined() == 0 && !collecting_) {
       break;  // the last member left
     }
   }
-  if (whole_run_begun_ && phase_ == Phase::kRunning) {
+  if (whole_run_begun_ && phase() == Phase::kRunning) {
     end_experiment();  // stopped: from the members that left with their records
   }
   write(coordinator_runtime(joined_ever_ ? platform::monotonic_ns() - first_join_ns_ : 0));
   fprintf(stderr, "coz coordinate: profile written to %s: %llu experiments, %zu members\n",
-          settings_.output.c_str(), static_cast<unsigned long long>(experiments_), joined_ever_);
+          settings_.output.c_str(), static_cast<unsigned long long>(cycle_.experiments()),
+          joined_ever_);
   ::close(out_fd_);
   ::close(listen_fd_);
   return write_failed_ ? 2 : 0;
