@@ -29,7 +29,7 @@ struct LoadLevel {
 };
 
 // What a progress point measures in a profile (its record type: throughput-point or
-// latency-point). Not the runtime's counter kinds (runtime/progress_points.h).
+// latency-point). Not the runtime's counter kinds (points/progress_points.h).
 enum class PointMetric { kThroughput, kLatency };
 
 // One progress point's counts in one experiment.

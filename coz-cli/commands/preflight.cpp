@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/platform.h"
+#include "base/unique_fd.h"
 #include "line/elf_sections.h"
 #include "line/line_map.h"
-#include "platform.h"
 #include "record/profile_writer.h"
 #include "sample/sampler_choice.h"
-#include "unique_fd.h"
 
 namespace coz::cli {
 namespace {

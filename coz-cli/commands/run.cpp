@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/platform.h"
 #include "commands/lost_output.h"
 #include "commands/output_watch.h"
 #include "commands/preflight.h"
@@ -28,7 +29,6 @@
 #include "common/command_line.h"
 #include "common/install_paths.h"
 #include "output/terminal_text.h"
-#include "platform.h"
 
 namespace coz::cli {
 namespace {

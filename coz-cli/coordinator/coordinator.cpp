@@ -12,12 +12,12 @@
 #include <memory>
 #include <vector>
 
+#include "base/platform.h"
 #include "coordinator/listener.h"
 #include "coordinator/member.h"
 #include "coordinator/run_options.h"
 #include "coordinator/run_records.h"
 #include "experiment/experiment_cycle.h"
-#include "platform.h"
 #include "remote/message.h"
 #include "remote/secret_proof.h"
 

@@ -64,7 +64,7 @@ struct RunConfig {
   uint64_t exec_ns = 0;   // CLOCK_MONOTONIC just before `coz run` exec'd the program
   // Read from the user's own environment; `coz run` passes it through untouched.
   std::string debug_path;    // extra directories for separate debug files
-  std::string ledger_trace;  // a debugging trace of the delay protocol (runtime/ledger_trace.h)
+  std::string ledger_trace;  // a debugging trace of the delay protocol (delays/ledger_trace.h)
 };
 
 bool operator==(const RunConfig& a, const RunConfig& b);
@@ -74,7 +74,7 @@ inline bool operator!=(const RunConfig& a, const RunConfig& b) {
 
 // The user's variable for extra debug-file directories, which `coz run`'s checks read too.
 inline constexpr const char* kDebugPathVariable = "COZ_DEBUG_PATH";
-// The user's variable for the delay protocol's trace, a debugging switch (runtime/ledger_trace.h).
+// The user's variable for the delay protocol's trace, a debugging switch (delays/ledger_trace.h).
 inline constexpr const char* kLedgerTraceVariable = "COZ_LEDGER_TRACE";
 
 // Who sets an option.

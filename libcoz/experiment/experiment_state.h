@@ -81,7 +81,7 @@ struct ExperimentState {
   std::atomic<uint64_t> started_ns{0};        // CLOCK_MONOTONIC as this experiment began
   std::atomic<bool> want_line{false};         // the profiler waits for a line to test
   // When a thread of this process tree last raised the delay total (CLOCK_MONOTONIC), and the
-  // raises other members made (a run across programs: runtime/member_runner.cpp).
+  // raises other members made (a run across programs: profiler/member_runner.cpp).
   std::atomic<uint64_t> last_raise_ns{0};
   RelayedRaises relayed;
   LineOffer offered;  // the first in-scope line sampled while it waits
@@ -97,7 +97,7 @@ struct ExperimentState {
   std::atomic<uint64_t> arrival_threads{0};
   // Sampling periods the last selected-line sample stood for (the timer sampler's signals come at
   // the scheduler's tick, 4 ms here: about 4; perf's, 1): one sample's delay is this many delay
-  // sizes at once (runtime/delay_protocol.h: what a thread may carry).
+  // sizes at once (delays/delay_protocol.h: what a thread may carry).
   std::atomic<uint32_t> sample_periods{1};
 
   void reset_arrivals() {

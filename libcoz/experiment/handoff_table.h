@@ -10,7 +10,7 @@
 //
 // Lock-free and async-signal-safe. Keys hash into a fixed table; two primitives sharing a slot
 // merge their counts (the higher wins), which can only over-credit within one experiment. Inline:
-// every release and signal publishes, on the hooks' fast path too (runtime/quiet_hooks.h).
+// every release and signal publishes, on the hooks' fast path too (hooks/quiet_hooks.h).
 #pragma once
 
 #include <atomic>

@@ -11,7 +11,7 @@
 // counts as credited up to the global total less what it owed going in, as a wake would credit
 // it. Visits no thread accounts for (a program built with Coz's own header, another process of
 // the run) keep the global total.
-// Pure: the runner gathers the numbers (runtime/progress_threads.h).
+// Pure: the runner gathers the numbers (threads/progress_threads.h).
 #pragma once
 
 #include <cstdint>

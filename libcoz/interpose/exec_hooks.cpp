@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/own_fds.h"
+#include "base/platform.h"
 #include "interpose/hook_support.h"
-#include "own_fds.h"
-#include "platform.h"
-#include "sample_signal.h"
+#include "signals/sample_signal.h"
 
 using coz::real;
 namespace api = coz::hooks_api;

@@ -10,8 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/own_fds.h"
 #include "interpose/hook_support.h"
-#include "own_fds.h"
 
 using coz::real;
 namespace own_fds = coz::own_fds;

@@ -11,8 +11,8 @@
 
 #include <errno.h>
 
-#include "real_functions.h"
-#include "runtime/hooks_api.h"
+#include "base/real_functions.h"
+#include "hooks/hooks_api.h"
 
 #define COZ_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -28,8 +28,8 @@
 #include <atomic>
 #include <type_traits>
 
+#include "base/platform.h"
 #include "interpose/hook_support.h"
-#include "platform.h"
 
 using namespace coz::hooks;
 

@@ -4,9 +4,9 @@
 // as the program set them (sample_signal.h).
 #include <algorithm>
 
+#include "base/platform.h"
 #include "interpose/hook_support.h"
-#include "platform.h"
-#include "sample_signal.h"
+#include "signals/sample_signal.h"
 
 using coz::real;
 using namespace coz::hooks;

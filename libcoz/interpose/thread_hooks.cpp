@@ -6,7 +6,7 @@
 #include <new>
 
 #include "interpose/hook_support.h"
-#include "sample_signal.h"
+#include "signals/sample_signal.h"
 
 using coz::real;
 namespace api = coz::hooks_api;

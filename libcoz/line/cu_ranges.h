@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "line/line_map.h"
 #include "line/line_table.h"
 #include "line/scope.h"
 

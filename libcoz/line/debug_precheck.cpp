@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "line/elf_sections.h"
-#include "unique_fd.h"
 
 namespace coz {
 namespace {

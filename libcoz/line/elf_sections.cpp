@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace coz {
 

@@ -30,12 +30,6 @@ struct LoadedObject {
   bool is_main = false;
 };
 
-struct AddressRange {
-  uintptr_t lo;  // first address (runtime)
-  uintptr_t hi;  // one past the last address
-  SourceLine* line;
-};
-
 enum class DebugInfoStatus {
   kOk,           // line tables read (possibly with no line in source scope)
   kNoDebugInfo,  // no .debug_line here nor in a separate debug file

@@ -67,4 +67,11 @@ class LineTable {
   std::unordered_map<const std::string*, uint32_t> file_ids_;
 };
 
+// Runtime addresses [lo, hi) that belong to `line` (what the line map looks addresses up in).
+struct AddressRange {
+  uintptr_t lo;  // first address (runtime)
+  uintptr_t hi;  // one past the last address
+  SourceLine* line;
+};
+
 }  // namespace coz

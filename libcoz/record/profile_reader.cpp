@@ -8,8 +8,8 @@
 
 #include <cstring>
 
+#include "base/unique_fd.h"
 #include "record/profile_format.h"
-#include "unique_fd.h"
 
 namespace coz {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <cstring>
 
-#include "own_fds.h"
-#include "platform.h"
+#include "base/own_fds.h"
+#include "base/platform.h"
 
 namespace coz {
 namespace {

@@ -12,9 +12,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "own_fds.h"
-#include "platform.h"
-#include "real_functions.h"
+#include "base/own_fds.h"
+#include "base/platform.h"
+#include "base/real_functions.h"
 #include "remote/address.h"
 #include "remote/secret_proof.h"
 

@@ -1,11 +1,11 @@
 // The root of a member of a run across programs joins the coordinator (docs/across-hosts.md):
-// its runner then follows the coordinator's experiments (runtime/member_runner.cpp).
+// its runner then follows the coordinator's experiments (profiler/member_runner.cpp).
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
-#include "platform.h"
+#include "base/platform.h"
 #include "remote/secret_proof.h"
 #include "runtime/runtime.h"
 

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "platform.h"
-#include "real_functions.h"
-#include "runtime/hooks_api.h"
+#include "base/platform.h"
+#include "base/real_functions.h"
+#include "hooks/hooks_api.h"
 #include "runtime/reporter.h"
 #include "runtime/runtime.h"
 
@@ -175,7 +175,7 @@ extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int typ
 }
 
 // This project's extension (coz.h): the calling thread's own count of its progress visits, every
-// point's, called once per macro site and thread (runtime/progress_threads.h); null for a thread
+// point's, called once per macro site and thread (threads/progress_threads.h); null for a thread
 // the runtime does not sample (its visits keep the global delay total).
 extern "C" __attribute__((visibility("default"))) void* _coz_thread_visits() {
   coz::ThreadState* state = coz::t_thread_state;

@@ -1,7 +1,7 @@
 // The runtime calls the hooks may make (see hooks_api.h): the blocking and waking calls go
 // straight to the delay protocol with the calling thread's state; the others to the runtime. Each
 // marks the thread as inside the runtime meanwhile.
-#include "runtime/hooks_api.h"
+#include "hooks/hooks_api.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,27 +11,6 @@
 #include "runtime/runtime.h"
 
 namespace coz {
-
-__thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
-std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
-std::atomic<HandoffTable*> quiet_hooks::g_handoffs{nullptr};
-namespace {
-wait_hooks::WipedAtFork g_not_wiped;  // before start-up, and where the kernel cannot wipe a page
-}  // namespace
-std::atomic<wait_hooks::WipedAtFork*> wait_hooks::g_wiped{&g_not_wiped};
-
-void wait_hooks::keep_wiped_at_fork() {
-#ifdef MADV_WIPEONFORK
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p != MAP_FAILED && madvise(p, page, MADV_WIPEONFORK) == 0) {
-    g_wiped.store(new (p) WipedAtFork, std::memory_order_release);  // never unmapped
-  } else if (p != MAP_FAILED) {
-    munmap(p, page);
-  }
-#endif
-  mark_runtime_here();
-}
 
 namespace hooks_api {
 namespace {
@@ -139,8 +118,6 @@ void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* st
   }
 }
 
-std::atomic<bool> g_in_tree{false};
-
 namespace {
 
 // Calls `f(runtime, state)` for the calling thread when a runtime acts in this process and the
@@ -216,17 +193,6 @@ bool owns_this_process() {
 }
 void shutdown() {
   with_runtime([](Runtime* rt) { rt->shutdown(); });
-}
-
-InsideRuntime::InsideRuntime() {
-  t_inside++;
-}
-InsideRuntime::~InsideRuntime() {
-  t_inside--;
-}
-
-void mark_profiler_thread() {
-  t_inside = 1;
 }
 
 }  // namespace hooks_api

@@ -5,10 +5,10 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "own_fds.h"
-#include "platform.h"
-#include "runtime/hooks_api.h"
-#include "runtime/quiet_hooks.h"
+#include "base/own_fds.h"
+#include "base/platform.h"
+#include "hooks/hook_state.h"
+#include "hooks/quiet_hooks.h"
 #include "runtime/runtime.h"
 
 namespace coz {

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "platform.h"
+#include "base/platform.h"
 
 namespace coz {
 

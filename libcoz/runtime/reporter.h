@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <string>
 
+#include "base/platform.h"
 #include "config/run_config.h"
-#include "platform.h"
 
 namespace coz {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "line/line_table.h"
+#include "points/progress_points.h"
 #include "record/profile_format.h"
-#include "runtime/progress_points.h"
 #include "runtime/reporter.h"
 
 namespace coz {

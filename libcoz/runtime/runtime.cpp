@@ -4,16 +4,16 @@
 
 #include <signal.h>
 
-#include "own_fds.h"
-#include "platform.h"
-#include "real_functions.h"
-#include "runtime/hooks_api.h"
-#include "runtime/ledger_trace.h"
-#include "runtime/quiet_hooks.h"
+#include "base/own_fds.h"
+#include "base/platform.h"
+#include "base/real_functions.h"
+#include "delays/ledger_trace.h"
+#include "hooks/hook_state.h"
+#include "hooks/quiet_hooks.h"
 #include "runtime/run_summary.h"
-#include "runtime/runtime_signals.h"
 #include "sample/sampler_choice.h"
-#include "sample_signal.h"
+#include "signals/process_signals.h"
+#include "signals/sample_signal.h"
 
 namespace coz {
 
@@ -50,7 +50,7 @@ void* Runtime::profiler_main(void* arg) {
       self->run_.run->root_alive_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
     }
     self->lines_.map_new_objects();
-    sample_signal::reclaim(runtime_signals::on_sample_signal);
+    sample_signal::reclaim(process_signals::on_sample_signal);
     if (!self->root()) {
       self->watch_root();
       self->points_.publish_arrivals();

@@ -29,26 +29,26 @@
 #include <memory>
 #include <string>
 
+#include "attribution/command_line_points.h"
+#include "attribution/sample_attribution.h"
 #include "config/run_config.h"
+#include "delays/blocked_time.h"
+#include "delays/delay_protocol.h"
+#include "delays/real_delay_environment.h"
 #include "experiment/arrival_pacer.h"
 #include "experiment/experiment_state.h"
+#include "hooks/fd_keys.h"
+#include "points/progress_points.h"
+#include "profiler/experiment_runner.h"
 #include "record/profile_writer.h"
 #include "remote/member_link.h"
-#include "runtime/blocked_time.h"
-#include "runtime/command_line_points.h"
-#include "runtime/delay_protocol.h"
-#include "runtime/experiment_runner.h"
-#include "runtime/fd_keys.h"
 #include "runtime/program_lines.h"
-#include "runtime/progress_points.h"
-#include "runtime/real_delay_environment.h"
 #include "runtime/reporter.h"
-#include "runtime/sample_attribution.h"
 #include "runtime/shared_run.h"
 #include "runtime/thread_life.h"
-#include "runtime/thread_registry.h"
 #include "sample/sampler.h"
 #include "sample/sampler_choice.h"
+#include "threads/thread_registry.h"
 
 namespace coz {
 

@@ -7,18 +7,18 @@
 
 #include <cstring>
 
+#include "base/own_fds.h"
+#include "base/platform.h"
+#include "base/real_functions.h"
+#include "delays/ledger_trace.h"
+#include "hooks/hook_state.h"
+#include "hooks/quiet_hooks.h"
 #include "line/elf_sections.h"
-#include "own_fds.h"
-#include "platform.h"
-#include "real_functions.h"
 #include "record/vocabulary.h"
-#include "runtime/hooks_api.h"
-#include "runtime/ledger_trace.h"
-#include "runtime/quiet_hooks.h"
 #include "runtime/runtime.h"
-#include "runtime/runtime_signals.h"
 #include "sample/sampler_choice.h"
-#include "sample_signal.h"
+#include "signals/process_signals.h"
+#include "signals/sample_signal.h"
 
 namespace coz {
 
@@ -147,18 +147,49 @@ bool Runtime::open_run(SamplerKind sampler, std::string* error) {
   return true;
 }
 
+namespace {
+
+// The runtime's side of the signal handlers (process_signals.h), each through active().
+const process_signals::Sink kSignalSink = {
+    [](int token) {
+      Runtime* rt = Runtime::active();
+      return rt && rt->is_sampler(token);
+    },
+    [](const siginfo_t& info, const void* context) {
+      if (Runtime* rt = Runtime::active()) {
+        rt->handle_signal(info, context);
+      }
+    },
+    [] {
+      if (Runtime* rt = Runtime::active()) {
+        rt->shutdown_from_signal();
+      }
+    },
+};
+
+// A sampled thread's exit (its pthread key's destructor).
+void on_thread_exit(void* state) {
+  hooks_api::InsideRuntime inside;
+  if (Runtime* rt = Runtime::active()) {
+    rt->threads().on_thread_exit(*static_cast<ThreadState*>(state));
+  }
+}
+
+}  // namespace
+
 void Runtime::install_sampler(SamplerKind sampler) {
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
   // A forked child has the handler and the signal already (and no other thread to mask it in).
   settings.signal = role() == Role::kForkFollower
                         ? platform::sample_signal()
-                        : sample_signal::install(runtime_signals::on_sample_signal);
+                        : sample_signal::install(process_signals::on_sample_signal);
   backend_ = make_sampler(sampler, settings);
 }
 
 void Runtime::install_process_handlers() {
-  runtime_signals::install_exit_handlers();
+  process_signals::connect(&kSignalSink);
+  process_signals::install_exit_handlers();
   if (role() == Role::kForkFollower) {
     wait_hooks::mark_runtime_here();  // the page of words kept wiped at fork: zeroes in a child
   } else {
@@ -173,7 +204,7 @@ void Runtime::install_process_handlers() {
 
 bool Runtime::start_threads(const LocalDelays* forked, std::string* error) {
   if (!life_.start(
-          backend_.get(), runtime_signals::on_thread_exit, [this] { shutdown(); }, error)) {
+          backend_.get(), on_thread_exit, [this] { shutdown(); }, error)) {
     return false;
   }
   switch (role()) {

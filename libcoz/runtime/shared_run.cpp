@@ -13,7 +13,7 @@
 #include <cstring>
 #include <new>
 
-#include "own_fds.h"
+#include "base/own_fds.h"
 
 namespace coz {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "experiment/experiment_state.h"
 #include "experiment/handoff_table.h"
-#include "runtime/progress_points.h"
+#include "points/progress_points.h"
 
 namespace coz {
 
@@ -42,7 +42,7 @@ struct SharedRun {
   ExperimentState experiment;
   SharedPoints points;
   // Counts published by wakers in one process for waiters in another, under keys that mean the
-  // same in every process (runtime/fd_keys.h): a pipe's file, a child's pid.
+  // same in every process (hooks/fd_keys.h): a pipe's file, a child's pid.
   HandoffTable handoffs;
 };
 

@@ -7,9 +7,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "platform.h"
-#include "real_functions.h"
-#include "sample_signal.h"
+#include "base/platform.h"
+#include "base/real_functions.h"
+#include "signals/sample_signal.h"
 
 namespace coz {
 

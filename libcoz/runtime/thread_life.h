@@ -14,15 +14,15 @@
 #include <mutex>
 #include <string>
 
+#include "attribution/command_line_points.h"
+#include "attribution/sample_attribution.h"
+#include "delays/blocked_time.h"
+#include "delays/delay_protocol.h"
 #include "experiment/delay_ledger.h"
-#include "runtime/blocked_time.h"
-#include "runtime/command_line_points.h"
-#include "runtime/delay_protocol.h"
-#include "runtime/progress_threads.h"
 #include "runtime/reporter.h"
-#include "runtime/sample_attribution.h"
-#include "runtime/thread_registry.h"
 #include "sample/sampler.h"
+#include "threads/progress_threads.h"
+#include "threads/thread_registry.h"
 
 namespace coz {
 

@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-#include "own_fds.h"
+#include "base/own_fds.h"
 
 namespace coz {
 

@@ -15,9 +15,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "own_fds.h"
-#include "platform.h"
-#include "unique_fd.h"
+#include "base/own_fds.h"
+#include "base/platform.h"
+#include "base/unique_fd.h"
 
 namespace coz {
 namespace {

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "platform.h"
+#include "base/platform.h"
 
 namespace coz {
 namespace {

@@ -1,7 +1,7 @@
 // The per-thread delay protocol with its clock, sleeps and samples scripted: two or three
 // threads' calls interleaved by hand, each rule of delay_protocol.h checked by what each thread
 // pauses (slept) and what the ledger holds.
-#include "runtime/delay_protocol.h"
+#include "delays/delay_protocol.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // happened (duration = elapsed less inserted delays). And run()'s loop in real time: it waits
 // for a sampled line, runs experiments back to back, and stops (an experiment cut short by stop()
 // is not written).
-#include "runtime/experiment_runner.h"
+#include "profiler/experiment_runner.h"
 
 #include <gtest/gtest.h>
 

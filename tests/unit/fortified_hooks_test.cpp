@@ -3,7 +3,7 @@
 // pread() and poll() on buffers of known size become __pread_chk() and __poll_chk(), and reach
 // libcoz's hooks for those (interpose/wait_hooks.cpp, linked in) as a fortified program's would.
 // The runtime's side is a recorder of the descriptor each wait names: a descriptor lets another
-// process of the run that wrote to it hand over its delays (runtime/fd_keys.h).
+// process of the run that wrote to it hand over its delays (hooks/fd_keys.h).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -11,10 +11,10 @@
 
 #include <vector>
 
-#include "runtime/hooks_api.h"
-#include "runtime/quiet_hooks.h"
-#include "runtime/thread_state.h"
-#include "runtime/wait_hooks.h"
+#include "hooks/hooks_api.h"
+#include "hooks/quiet_hooks.h"
+#include "hooks/wait_hooks.h"
+#include "threads/thread_state.h"
 
 #if !defined(_FORTIFY_SOURCE) || _FORTIFY_SOURCE < 2 || !defined(__OPTIMIZE__)
 #error "this test must be built with -O2 -D_FORTIFY_SOURCE=2"

@@ -49,7 +49,7 @@ void after_block(const void*, bool woken) {
 
 }  // namespace coz::hooks_api
 
-// What the fast path reads (runtime/quiet_hooks.h), defined here as the runtime defines them:
+// What the fast path reads (hooks/quiet_hooks.h), defined here as the runtime defines them:
 // no thread state, so every shape takes the full path, unless a test sets one.
 namespace coz {
 __thread __attribute__((tls_model("initial-exec"))) ThreadState* t_thread_state = nullptr;

@@ -1,4 +1,4 @@
-// A member's runner (runtime/member_runner.cpp) driven by a scripted link instead of a
+// A member's runner (profiler/member_runner.cpp) driven by a scripted link instead of a
 // coordinator: it begins and ends experiments when told, sends its delay total when it rose, takes
 // the others' totals, and, end to end, writes its record as it exits and says so after
 // forwarding it.
@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "profiler/experiment_runner.h"
 #include "record/profile_format.h"
 #include "remote/link.h"
-#include "runtime/experiment_runner.h"
 #include "unit/runner_parts.h"
 
 namespace coz {

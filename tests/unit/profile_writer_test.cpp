@@ -18,7 +18,7 @@
 #include <memory>
 #include <sstream>
 
-#include "own_fds.h"
+#include "base/own_fds.h"
 #include "test_support.h"
 
 namespace coz {

@@ -1,11 +1,11 @@
 // Which delays an experiment takes off its time (experiment/progress_delays.h), and each thread's
-// part as the runtime reads it (runtime/progress_threads.h).
+// part as the runtime reads it (threads/progress_threads.h).
 #include "experiment/progress_delays.h"
 
 #include <gtest/gtest.h>
 
 #include "experiment/experiment_result.h"
-#include "runtime/progress_threads.h"
+#include "threads/progress_threads.h"
 
 namespace coz {
 namespace {

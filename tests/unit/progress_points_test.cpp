@@ -1,6 +1,6 @@
 // Progress-point registration: idempotent and thread-safe per (kind, name); arrival counters are
 // per thread and summed per point.
-#include "runtime/progress_points.h"
+#include "points/progress_points.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// What a test of an experiment runner (runtime/experiment_runner.h) builds it from: a profile in
+// What a test of an experiment runner (profiler/experiment_runner.h) builds it from: a profile in
 // a temporary directory, one line of /src/FILE, the run's experiment state and progress points;
 // and a wait for a step of the runner's own thread.
 #pragma once
@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
+#include "profiler/experiment_runner.h"
 #include "record/profile_writer.h"
-#include "runtime/experiment_runner.h"
 #include "test_support.h"
 
 namespace coz::test {

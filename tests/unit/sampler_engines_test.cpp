@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include "platform.h"
+#include "base/platform.h"
 #include "sample/sampler_choice.h"
 
 namespace coz {

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "experiment/experiment_state.h"
+#include "hooks/fd_keys.h"
 #include "line/line_table.h"
-#include "runtime/fd_keys.h"
-#include "runtime/progress_points.h"
+#include "points/progress_points.h"
 #include "test_support.h"
 
 namespace coz {

@@ -1,6 +1,6 @@
 // Thread registry: descriptors find their thread, states are recycled, detach drains what is left,
 // and the descriptor index has no fixed thread limit.
-#include "runtime/thread_registry.h"
+#include "threads/thread_registry.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
 // UniqueFd: closes what it holds when it lets go of it, and only then.
-#include "unique_fd.h"
+#include "base/unique_fd.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,0 +1,62 @@
+// One thread's side of the delay protocol (delay_protocol.h): its delay count, the samples and
+// debts it has not settled yet, and its load-amplification pacing.
+// Touched only by the thread itself, from its hooks and its sample signal handler.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "experiment/arrival_pacer.h"
+#include "experiment/delay_ledger.h"
+#include "points/progress_points.h"
+
+namespace coz {
+
+// ThreadDelays::quiet_word when the thread is not quiet (no ledger word takes this value).
+inline constexpr uint64_t kNotQuiet = ~0ull;
+
+struct ThreadDelays {
+  LocalDelays delays;
+  // The ledger word (DelayLedger::word()) at which the thread last settled with no lock held,
+  // owing at most one sample's worth; kNotQuiet if it has not since. While the word stays the
+  // same the hooks' fast path (quiet_hooks.h) may skip the protocol.
+  uint64_t quiet_word = kNotQuiet;
+  uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
+  volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
+  int locks_held = 0;               // mutexes and rwlocks held: pauses wait for the last release
+  uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
+  uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
+  uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
+  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock; at a meeting)
+  uint64_t block_epoch = 0;         // the experiment that debt belongs to
+  // In a wait a wake credits (before_block to after_block: locks, condition variables, joins,
+  // barriers, semaphores, COZ_PRE_BLOCK): read by the profiler thread as an experiment ends
+  // (threads/progress_threads.h), which counts such a thread as credited.
+  std::atomic<bool> blocked_now{false};
+  // When the pause the thread is in ends (CLOCK_MONOTONIC), or 0: its local total already holds
+  // the whole pause, and an experiment that ends before it is over counts only what it had paused
+  // (progress_threads.h).
+  std::atomic<uint64_t> pause_end_ns{0};
+  uint64_t lock_debt_ns = 0;  // owed as it took its outermost lock (paid after the release)
+  uint64_t lock_epoch = 0;    // the experiment that debt belongs to
+  // When data from another member of a run across programs last ended a socket wait of this
+  // thread (CLOCK_MONOTONIC), or 0, and this process's global total then, with its epoch
+  // (DelayLedger::word): what DelayProtocol::woken_by_member credits.
+  uint64_t member_wake_ns = 0;
+  uint64_t member_wake_word = 0;
+
+  // Load amplification: this thread's arrival counters (kept when the state is recycled, so a new
+  // thread reuses them by name) and how it turns arrivals into speedup.
+  ArrivalCounter* arrivals = nullptr;
+  ArrivalPacer pacer;
+  uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
+
+  // One lock fewer held (an unmatched release is ignored).
+  void lock_released() {
+    if (locks_held > 0) {
+      locks_held--;
+    }
+  }
+};
+
+}  // namespace coz
