@@ -188,8 +188,8 @@ class ExperimentRunner {
 template <typename Idle>
 void ExperimentRunner::run(Idle&& idle) {
   auto waiting = [&](uint64_t ns) {
-    // Sleep in slices so new libraries are noticed while an experiment runs.
-    // and, while latency points exist, every millisecond to integrate requests in flight.
+    // Sleep in slices: every 10 ms, so new libraries are noticed while an experiment runs, and
+    // every millisecond while latency points exist, to integrate requests in flight.
     for (uint64_t waited = 0; waited < ns;) {
       uint64_t slice = is_open_ && points_.any_latency() ? 1000000 : 10000000;
       uint64_t step = ns - waited < slice ? ns - waited : slice;

@@ -27,11 +27,10 @@ void ExperimentRunner::follow(const std::function<void()>& idle) {
   while (!wait(lost ? 10000000 : 0) && !async_stop_.load(std::memory_order_acquire)) {
     events.clear();
     // Woken by the coordinator, or after 10 ms (1 ms while latency points integrate requests in
-    // flight): this member's raises go out at most every 10 ms. Sending each one at once (a
-    // wake of this thread per selected-line sample) made a two-program request loop 4% slower in
-    // speedup experiments than in baselines, which read as a smaller speedup; a thread woken by
-    // another member is credited with its raises however late they arrive (credit_relayed), so
-    // only threads running beside the line pay a raise later, and the total is the same.
+    // flight): this member's raises go out at most every 10 ms, not at each sample
+    // (docs/measured-choices.md). A thread woken by another member is credited with its raises
+    // however late they arrive (credit_relayed), so only threads running beside the line pay a
+    // raise later, and the total is the same.
     link_->poll(is_open_ && points_.any_latency() ? 1 : 10, &events);
     for (const remote::LinkEvent& e : events) {
       switch (e.kind) {

@@ -1,5 +1,5 @@
-// The runtime owner object (see runtime.h): start-up, the profiler thread, the signal handlers
-// that reach the runtime, and shut-down.
+// The runtime owner object (see runtime.h): the profiler thread's loop, a sample signal's
+// handling in the thread it interrupted, and shut-down. Start-up is runtime_start.cpp's.
 #include "runtime/runtime.h"
 
 #include <signal.h>

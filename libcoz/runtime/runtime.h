@@ -2,18 +2,19 @@
 // It holds the program's lines (program_lines.h), the thread registry and life cycle
 // (thread_life.h), the command-line points, sample attribution and the delay protocol with its
 // real environment, the sampler backend, the profile writer and the profiler thread's
-// experiments; it starts them and shuts them down. Hooks reach it through hooks_api.h, the
-// signal handlers through Runtime::active(), a single atomic pointer. What the hooks read of the
+// experiments; it starts them and shuts them down. Hooks reach it through hooks/hooks_api.h, the
+// signal handlers (signals/process_signals.h) through the Sink it connects, both finding it by
+// Runtime::active(), a single atomic pointer. What the hooks read of the
 // active runtime without a call (Runtime::active_, quiet_hooks' g_experiment and g_handoffs, the
 // wait mode on wait_hooks' page wiped at fork) is set in go_live() and cleared at shut-down
 // (finish_shutdown) and in a forked child (after_fork_in_child); process_tree.cpp's g_forking
 // (the runtime whose locks fork() holds), shared_run.cpp's g_run_fd (the run's shared memory) and
-// hooks_api's g_in_tree (this process is in a tree) are the process's place in the run, not the
-// runtime's. Beside it live only
-// per-thread values (t_thread_state, hooks_api's re-entry depth), the sampling signal's number
-// (platform.h's g_sample_signal) and dispositions (sample_signal.h), the table of the profiler's
-// own descriptors (own_fds.h), the table of real functions (real_functions.h) and the
-// process-wide progress points (entry.cpp), which outlive the runtime.
+// hook_state.h's g_in_tree (this process is in a tree) are the process's place in the run, not
+// the runtime's. Beside it live only per-thread values (t_thread_state, the hooks' re-entry
+// depth), the sampling signal's number (platform.h's g_sample_signal) and dispositions
+// (sample_signal.h), the table of the profiler's own descriptors (own_fds.h), the table of real
+// functions (real_functions.h) and the process-wide progress points (entry.cpp), which outlive
+// the runtime.
 //
 // Threading: start() runs once, in the library constructor. handle_signal() runs in signal
 // context: it drains the thread's samples, looks up their lines and pays the thread's delays
