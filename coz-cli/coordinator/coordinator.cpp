@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "config/file_line.h"
 #include "coordinator/listener.h"
 #include "coordinator/member.h"
 #include "coordinator/run_options.h"
@@ -213,7 +214,7 @@ void Coordinator::on_message(Member& m, const Message& msg) {
   uint64_t exp = 0, ns = 0, at = 0;
   if (msg.kind == "rec" && msg.find("r")) {
     on_record(m, msg.text("r"));
-  } else if (msg.kind == "offer" && msg.text("line").find(':') != std::string::npos) {
+  } else if (msg.kind == "offer" && parse_file_line(msg.text("line"))) {
     if (phase_ == Phase::kChoosing && settings_.fixed_line.empty()) {
       begin(msg.text("line"));
     }

@@ -8,6 +8,9 @@
 #include <tuple>
 #include <utility>
 
+#include "config/file_line.h"
+#include "remote/address.h"
+
 namespace coz {
 namespace {
 
@@ -51,16 +54,6 @@ bool parse_duration_in(const std::string& text, uint64_t low, uint64_t high, uin
   return true;
 }
 
-// FILE:LINE with a non-empty file and a line number from 1.
-bool valid_file_line(const std::string& text) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-    return false;
-  }
-  uint64_t line = 0;
-  return parse_u64(text.substr(colon + 1), &line) && line >= 1 && line <= 0x7fffffff;
-}
-
 std::string format_double(double v) {
   char buf[40];
   snprintf(buf, sizeof buf, "%.17g", v);
@@ -93,13 +86,13 @@ bool append_patterns(const std::string& text, std::vector<std::string>* list, st
 bool append_file_lines(const std::string& text, std::vector<std::string>* list, std::string* why) {
   std::vector<std::string> items = split_list(text);
   for (const std::string& item : items) {
-    if (!valid_file_line(item)) {
-      *why = "must be FILE:LINE, for example main.c:42";
+    if (!parse_file_line(item)) {
+      *why = kNotFileLine;
       return false;
     }
   }
   if (items.empty()) {
-    *why = "must be FILE:LINE, for example main.c:42";
+    *why = kNotFileLine;
     return false;
   }
   list->insert(list->end(), items.begin(), items.end());
@@ -167,7 +160,8 @@ const std::vector<ConfigOption>& run_config_options() {
   {"--coordinator", "COZ_COORDINATOR", OptionSource::kFlag, "HOST:PORT",
    "join the run of `coz coordinate` there: one experiment across programs and hosts", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
-     if (t.rfind(':') == std::string::npos || t.back() == ':') {
+     std::string host, port;
+     if (!remote::split_host_port(t, &host, &port)) {
        *why = "is not HOST:PORT (for example 127.0.0.1:7000)"; return false; }
      c->coordinator = t; return true; },
    [](const RunConfig& c) { return c.coordinator; }},
@@ -180,7 +174,7 @@ const std::vector<ConfigOption>& run_config_options() {
   {"--fixed-line", "COZ_FIXED_LINE", OptionSource::kFlag, "FILE:LINE",
    "only speed up this line", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
-     if (!valid_file_line(t)) { *why = "is not FILE:LINE (for example main.c:42)"; return false; }
+     if (!parse_file_line(t)) { *why = kNotFileLine; return false; }
      c->fixed_line = t; return true; },
    [](const RunConfig& c) { return c.fixed_line; }},
   {"--fixed-speedup", "COZ_FIXED_SPEEDUP", OptionSource::kFlag, "N",

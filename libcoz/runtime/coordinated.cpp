@@ -3,8 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
+#include "config/file_line.h"
 #include "platform.h"
 #include "remote/secret_proof.h"
 #include "runtime/runtime.h"
@@ -34,12 +33,13 @@ void Runtime::join_coordinator() {
   runner_->follow_coordinator(
       link_.get(),
       [this](const std::string& name) {
-        size_t colon = name.rfind(':');
-        std::string file = name.substr(0, colon);
-        uint32_t number = static_cast<uint32_t>(atoi(name.c_str() + colon + 1));
+        FileLine at;
+        if (!parse_file_line(name, &at)) {
+          return SourceLine::key_of(name, 0);  // no line of this program's
+        }
         bool ambiguous = false;
-        const SourceLine* line = lines_.table().find(file, number, &ambiguous);
-        return line ? line->key : SourceLine::key_of(file, number);
+        const SourceLine* line = lines_.table().find(at.file, at.line, &ambiguous);
+        return line ? line->key : SourceLine::key_of(at.file, at.line);
       },
       [this](const std::string& lost) {
         link_trouble_ = lost;
