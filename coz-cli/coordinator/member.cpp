@@ -27,14 +27,11 @@ void Member::send(const remote::Message& m) {
   if (closed) {
     return;
   }
-  std::string line = remote::encode(m);
-  if (out.size() - sent + line.size() > kMaxQueued) {
-    fprintf(stderr, "coz coordinate: %s took nothing for too long (4 MiB waiting); dropped\n",
-            (name.empty() ? peer : name).c_str());
+  if (!out.push(remote::encode(m))) {
+    fprintf(stderr, "coz coordinate: %s took nothing for too long (%s waiting); dropped\n",
+            (name.empty() ? peer : name).c_str(), remote::SendQueue::limit_text().c_str());
     close();
-    return;
   }
-  out += line;
 }
 
 void Member::refuse(const std::string& why) {
@@ -68,19 +65,8 @@ bool Member::receive() {
 }
 
 void Member::flush() {
-  while (!closed && sent < out.size()) {
-    ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n <= 0) {
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        close();
-      }
-      break;
-    }
-    sent += static_cast<size_t>(n);
-  }
-  if (sent == out.size()) {
-    out.clear();
-    sent = 0;
+  if (!closed && out.flush(fd, ::send) != 0) {
+    close();
   }
 }
 

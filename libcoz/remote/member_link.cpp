@@ -91,33 +91,14 @@ void MemberLink::send(const Message& m) {
   if (state_ == State::kLost) {
     return;
   }
-  std::string line = encode(m);
-  if (out_.size() - out_sent_ + line.size() > kMaxQueued) {
-    lose("the coordinator took nothing for too long (4 MiB waiting)");
-    return;
+  if (!out_.push(encode(m))) {
+    lose("the coordinator took nothing for too long (" + SendQueue::limit_text() + " waiting)");
   }
-  out_ += line;
 }
 
 void MemberLink::flush() {
-  int fd = fd_.load();
-  while (fd >= 0 && out_sent_ < out_.size()) {
-    ssize_t n = real().send(fd, out_.data() + out_sent_, out_.size() - out_sent_,
-                            MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n < 0) {
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        lose(std::string("the connection to the coordinator failed (") + strerror(errno) + ")");
-      }
-      break;
-    }
-    out_sent_ += static_cast<size_t>(n);
-  }
-  if (out_sent_ == out_.size()) {
-    out_.clear();
-    out_sent_ = 0;
-  } else if (out_sent_ > (1u << 20)) {
-    out_.erase(0, out_sent_);
-    out_sent_ = 0;
+  if (int failed = out_.flush(fd_.load(), real().send); failed != 0) {
+    lose(std::string("the connection to the coordinator failed (") + strerror(failed) + ")");
   }
 }
 
@@ -203,7 +184,7 @@ void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
     events->push_back(lost_event());
     return;
   }
-  pollfd p = {fd, static_cast<short>(POLLIN | (out_.size() > out_sent_ ? POLLOUT : 0)), 0};
+  pollfd p = {fd, static_cast<short>(POLLIN | (!out_.empty() ? POLLOUT : 0)), 0};
   if (real().poll(&p, 1, wait_ms) > 0) {
     char buf[16384];
     ssize_t n;
@@ -249,7 +230,7 @@ void MemberLink::forward_profile() {
   }
   char buf[65536];
   bool all_read = false;
-  while (out_.size() - out_sent_ < kMaxQueued / 2) {
+  while (out_.under_half()) {
     ssize_t n = pread(fd, buf, sizeof buf, static_cast<off_t>(profile_at_));
     if (n <= 0) {
       all_read = true;
@@ -286,7 +267,7 @@ void MemberLink::finish(int ms) {
     forward_profile();
   }
   send(Message("bye"));
-  while (state_ != State::kLost && out_sent_ < out_.size() && platform::monotonic_ns() < deadline) {
+  while (state_ != State::kLost && !out_.empty() && platform::monotonic_ns() < deadline) {
     std::vector<LinkEvent> ignored;
     poll(10, &ignored);
   }
