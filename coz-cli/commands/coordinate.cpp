@@ -109,7 +109,11 @@ int coordinate_command(const std::vector<std::string>& args) {
     return status;
   }
   std::string why;
-  if (!remote::read_secret(secret_file, &settings.secret, &why)) {
+  RunConfig environment;
+  if (!read_from_environment(kSecretVariable, &environment, &why)) {
+    return fail(kWho, why, kExitUsage);
+  }
+  if (!remote::read_secret(environment.secret, secret_file, &settings.secret, &why)) {
     return fail(kWho, why + "; give a readable, non-empty file", kExitUsage);
   }
   struct sigaction sa = {};

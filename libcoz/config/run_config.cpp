@@ -312,6 +312,16 @@ const std::vector<ConfigOption>& run_config_options() {
    "a trace of the delay protocol, for debugging (the first process only)", false,
    [](const std::string& t, RunConfig* c, std::string*) { c->ledger_trace = t; return true; },
    [](const RunConfig& c) { return c.ledger_trace; }},
+  {nullptr, kSecretVariable, OptionSource::kUser, "TEXT",
+   "the shared secret of a run across programs (else --secret-file)", false,
+   [](const std::string& t, RunConfig* c, std::string*) { c->secret = t; return true; },
+   [](const RunConfig& c) { return c.secret; }},
+  {nullptr, "COZ_MEMBER_CREDIT", OptionSource::kUser, "0",
+   "0: a member of a run across programs credits no socket waits (to measure what it does)",
+   false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     return parse_switch(t, &c->member_credit, why); },
+   [](const RunConfig& c) { return std::string(c.member_credit ? "" : "0"); }},
 };
   // clang-format on
   return options;
@@ -324,7 +334,8 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
                     c.experiment_length_ns, c.zero_speedup_share, c.speedup_step,
                     c.breakpoint_progress, c.sampled_progress, c.arrival_speedup_ns, c.load,
                     c.verbose, c.off_cpu, c.follow_children, c.root_pid, c.run_id, c.exec_ns,
-                    c.debug_path, c.coordinator, c.secret_file, c.ledger_trace);
+                    c.debug_path, c.coordinator, c.secret_file, c.ledger_trace, c.secret,
+                    c.member_credit);
   };
   return fields(a) == fields(b);
 }
@@ -341,45 +352,6 @@ bool validate(const RunConfig& config, std::string* error) {
     return false;
   }
   return true;
-}
-
-std::vector<std::pair<std::string, std::string>> to_environment(const RunConfig& config) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const ConfigOption& o : run_config_options()) {
-    if (o.source != OptionSource::kUser) {
-      out.emplace_back(o.env, o.format(config));
-    }
-  }
-  return out;
-}
-
-void export_to_environment(const RunConfig& config) {
-  for (const auto& [name, value] : to_environment(config)) {
-    if (value.empty()) {
-      unsetenv(name.c_str());
-    } else {
-      setenv(name.c_str(), value.c_str(), 1);
-    }
-  }
-}
-
-RunConfig from_environment(std::vector<std::string>* errors, EnvLookup lookup) {
-  RunConfig c;
-  for (const ConfigOption& o : run_config_options()) {
-    const char* v = lookup ? lookup(o.env) : getenv(o.env);
-    if (!v || !*v) {
-      continue;
-    }
-    std::string why;
-    if (!o.parse(v, &c, &why)) {
-      errors->push_back(std::string(o.env) + "='" + v + "' " + why);
-    }
-  }
-  std::string error;
-  if (!validate(c, &error)) {
-    errors->push_back(error);
-  }
-  return c;
 }
 
 bool parse_duration_ns(const std::string& text, uint64_t* out) {

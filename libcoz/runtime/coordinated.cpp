@@ -24,7 +24,7 @@ void Runtime::join_coordinator() {
   member.host = host;
   std::string why;
   link_ = std::make_unique<remote::MemberLink>();
-  if (!remote::read_secret(config_.secret_file, &member.secret, &why) ||
+  if (!remote::read_secret(config_.secret, config_.secret_file, &member.secret, &why) ||
       !link_->start(member, &why)) {
     // The program runs as it would, sampled, with no experiments.
     link_trouble_ = why;
