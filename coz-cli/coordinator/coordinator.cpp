@@ -19,6 +19,7 @@
 #include "coordinator/run_records.h"
 #include "experiment/scheduler.h"
 #include "platform.h"
+#include "record/profile_writer.h"
 #include "remote/message.h"
 #include "remote/secret_proof.h"
 
@@ -56,7 +57,8 @@ class Coordinator {
   Message begin_message() const;
   bool all_left_experiment() const;
   void end_experiment();
-  void write(const std::string& text);
+  // Appends a block of whole lines (`experiments` of them experiments) to the profile.
+  void write(const std::string& text, uint64_t experiments = 0);
   size_t joined() const;
   // How long the loop may sleep: until the phase's deadline, at most 10 ms (messages wake it).
   int wait_ms() const {
@@ -72,7 +74,7 @@ class Coordinator {
   Settings settings_;
   int listen_fd_ = -1;
   std::string listening_;  // HOST:PORT, as listened on
-  int out_fd_ = -1;
+  ProfileWriter profile_;
   std::vector<std::unique_ptr<Member>> members_;
   size_t joined_ever_ = 0;
   uint64_t first_join_ns_ = 0;
@@ -105,22 +107,12 @@ void Coordinator::broadcast(const Message& msg, const Member* except) {
   }
 }
 
-void Coordinator::write(const std::string& text) {
-  size_t done = 0;
-  while (out_fd_ >= 0 && done < text.size()) {
-    ssize_t n = ::write(out_fd_, text.data() + done, text.size() - done);
-    if (n <= 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      if (!write_failed_) {
-        fprintf(stderr, "coz coordinate: error: cannot write %s (%s)\n", settings_.output.c_str(),
-                strerror(errno));
-      }
-      write_failed_ = true;
-      return;
-    }
-    done += static_cast<size_t>(n);
+void Coordinator::write(const std::string& text, uint64_t experiments) {
+  std::string why;
+  if (!profile_.write_block(text, experiments, &why) && !write_failed_) {
+    fprintf(stderr, "coz coordinate: error: cannot write %s (%s)\n", settings_.output.c_str(),
+            why.c_str());
+    write_failed_ = true;
   }
 }
 
@@ -294,7 +286,7 @@ void Coordinator::end_experiment() {
   }
   uint64_t visits = 0;
   if (!results.empty()) {
-    write(merge_experiment(open_, results, &visits));
+    write(merge_experiment(open_, results, &visits), 1);
   }
   scheduler_->finished(visits, visits);
   phase_ = Phase::kWaiting;
@@ -376,10 +368,8 @@ int Coordinator::run(const std::atomic<bool>& stop) {
     fprintf(stderr, "coz coordinate: error: %s\n", why.c_str());
     return 2;
   }
-  out_fd_ = open(settings_.output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (out_fd_ < 0) {
-    fprintf(stderr, "coz coordinate: error: cannot write %s (%s); name another with -o FILE\n",
-            settings_.output.c_str(), strerror(errno));
+  if (!profile_.open(settings_.output, &why)) {
+    fprintf(stderr, "coz coordinate: error: %s; name another with -o FILE\n", why.c_str());
     return 2;
   }
   fprintf(stderr, "coz coordinate: listening on %s; writing %s\n", listening_.c_str(),
@@ -436,7 +426,7 @@ int Coordinator::run(const std::atomic<bool>& stop) {
   write(coordinator_runtime(joined_ever_ ? platform::monotonic_ns() - first_join_ns_ : 0));
   fprintf(stderr, "coz coordinate: profile written to %s: %llu experiments, %zu members\n",
           settings_.output.c_str(), static_cast<unsigned long long>(experiments_), joined_ever_);
-  ::close(out_fd_);
+  profile_.close();
   ::close(listen_fd_);
   return write_failed_ ? 2 : 0;
 }
