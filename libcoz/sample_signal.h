@@ -37,7 +37,7 @@ void program_action(struct sigaction* out);
 // The program's sigaction(): records `act` (if not null) and returns the previous one in `old`.
 void set_program_action(const struct sigaction* act, struct sigaction* old);
 
-// The sampler token a signal carries (ThreadSampler::signal_fd): perf's descriptor (si_fd of a
+// The sampler token a signal carries (ThreadSampler::signal_token): perf's descriptor (si_fd of a
 // POLL_* signal) or the timer sampler's number (an SI_TIMER value with the tag in platform.h);
 // -1 for any other signal.
 int token(const siginfo_t* info);

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "config/file_line.h"
+#include "coordinator/adopted_options.h"
 #include "coordinator/listener.h"
-#include "coordinator/member.h"
-#include "coordinator/run_options.h"
+#include "coordinator/member_connection.h"
 #include "coordinator/run_records.h"
 #include "experiment/scheduler.h"
 #include "platform.h"
@@ -48,10 +48,10 @@ class Coordinator {
   enum class Phase { kWaiting, kChoosing, kRunning, kCollecting };
   bool open_socket(std::string* why);
   void accept_member();
-  void on_message(Member& m, const Message& msg);
-  void on_hello(Member& m, const Message& msg);
-  void on_record(Member& m, const std::string& line);
-  bool take_run_options(Member& m, const remote::Message& hello);
+  void on_message(MemberConnection& m, const Message& msg);
+  void on_hello(MemberConnection& m, const Message& msg);
+  void on_record(MemberConnection& m, const std::string& line);
+  bool take_run_options(MemberConnection& m, const remote::Message& hello);
   void advance();
   void begin(const std::string& line);
   Message begin_message() const;
@@ -69,13 +69,13 @@ class Coordinator {
     uint64_t left = (phase_until_ns_ - now + 999999) / 1000000;
     return static_cast<int>(left < 10 ? left : 10);
   }
-  void broadcast(const Message& msg, const Member* except = nullptr);
+  void broadcast(const Message& msg, const MemberConnection* except = nullptr);
 
   Settings settings_;
   int listen_fd_ = -1;
   std::string listening_;  // HOST:PORT, as listened on
   ProfileWriter profile_;
-  std::vector<std::unique_ptr<Member>> members_;
+  std::vector<std::unique_ptr<MemberConnection>> members_;
   size_t joined_ever_ = 0;
   uint64_t first_join_ns_ = 0;
   Phase phase_ = Phase::kWaiting;
@@ -99,7 +99,7 @@ size_t Coordinator::joined() const {
   return n;
 }
 
-void Coordinator::broadcast(const Message& msg, const Member* except) {
+void Coordinator::broadcast(const Message& msg, const MemberConnection* except) {
   for (auto& m : members_) {
     if (m->joined && !m->closed && m.get() != except) {
       m->send(msg);
@@ -116,7 +116,7 @@ void Coordinator::write(const std::string& text, uint64_t experiments) {
   }
 }
 
-void Coordinator::on_hello(Member& m, const Message& msg) {
+void Coordinator::on_hello(MemberConnection& m, const Message& msg) {
   uint64_t version = 0, pid = 0;
   if (!msg.number("v", 1000, &version) || version != remote::kProtocolVersion) {
     m.refuse("this coordinator speaks protocol version 1; use the same coz on every host");
@@ -155,7 +155,7 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
 }
 
 // A member's --fixed-line, --fixed-speedup and --end-to-end hold run-wide (run_options.h).
-bool Coordinator::take_run_options(Member& m, const Message& hello) {
+bool Coordinator::take_run_options(MemberConnection& m, const Message& hello) {
   bool was_end_to_end = settings_.end_to_end;
   Adopted a = coordinator::adopt_run_options(hello, &settings_);
   if (!a.refusal.empty()) {
@@ -172,7 +172,7 @@ bool Coordinator::take_run_options(Member& m, const Message& hello) {
   return true;
 }
 
-void Coordinator::on_record(Member& m, const std::string& line) {
+void Coordinator::on_record(MemberConnection& m, const std::string& line) {
   std::string out;
   switch (use_of_line(line, m.host, &out)) {
     case LineUse::kWrite:
@@ -194,7 +194,7 @@ void Coordinator::on_record(Member& m, const std::string& line) {
   }
 }
 
-void Coordinator::on_message(Member& m, const Message& msg) {
+void Coordinator::on_message(MemberConnection& m, const Message& msg) {
   if (msg.kind == "hello" && !m.joined) {
     on_hello(m, msg);
     return;
@@ -349,7 +349,7 @@ bool Coordinator::open_socket(std::string* why) {
 }
 
 void Coordinator::accept_member() {
-  std::unique_ptr<Member> m = accept_one(listen_fd_);
+  std::unique_ptr<MemberConnection> m = accept_one(listen_fd_);
   if (!m) {
     return;
   }
@@ -412,9 +412,10 @@ int Coordinator::run(const std::atomic<bool>& stop) {
         left_results_.push_back(std::move(m->result));  // the member goes, its record stays
       }
     }
-    members_.erase(std::remove_if(members_.begin(), members_.end(),
-                                  [](const std::unique_ptr<Member>& m) { return m->closed; }),
-                   members_.end());
+    members_.erase(
+        std::remove_if(members_.begin(), members_.end(),
+                       [](const std::unique_ptr<MemberConnection>& m) { return m->closed; }),
+        members_.end());
     advance();
     if (joined_ever_ > 0 && joined() == 0 && phase_ != Phase::kCollecting) {
       break;  // the last member left

@@ -41,7 +41,7 @@ struct RunConfig {
   bool include_system = false;            // system and toolchain files in source scope too
   bool end_to_end = false;
   std::string fixed_line;   // FILE:LINE, or empty
-  std::string coordinator;  // HOST:PORT of `coz coordinate`, or empty (remote/member_link.h)
+  std::string coordinator;  // HOST:PORT of `coz coordinate`, or empty (remote/coordinator_link.h)
   std::string secret_file;  // its shared secret, when not in COZ_SECRET
   int fixed_speedup = -1;   // 0-100, or -1 for random
   uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;

@@ -1,6 +1,6 @@
 // The bounded queue of bytes waiting to go out on a non-blocking socket, one for each side of a
-// run across programs (the member's link, remote/member_link.h; each member's connection at the
-// coordinator, coz-cli/coordinator/member.h). The one limit is kMaxQueued: a peer
+// run across programs (the member's link, remote/coordinator_link.h; each member's connection at
+// the coordinator, coz-cli/coordinator/member_connection.h). The one limit is kMaxQueued: a peer
 // that lets more wait has stopped reading, and its side gives up on it.
 //
 // Threading: one thread at a time. Never blocks: flush() sends what the socket takes now.

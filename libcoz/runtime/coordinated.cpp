@@ -1,5 +1,5 @@
 // The root of a member of a run across programs joins the coordinator (docs/across-hosts.md):
-// its runner then follows the coordinator's experiments (runtime/member_runner.cpp).
+// its runner then follows the coordinator's experiments (runtime/coordinated_experiments.cpp).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +23,7 @@ void Runtime::join_coordinator() {
   gethostname(host, sizeof host - 1);
   member.host = host;
   std::string why;
-  link_ = std::make_unique<remote::MemberLink>();
+  link_ = std::make_unique<remote::CoordinatorLink>();
   if (!remote::read_secret(config_.secret, config_.secret_file, &member.secret, &why) ||
       !link_->start(member, &why)) {
     // The program runs as it would, sampled, with no experiments.

@@ -16,11 +16,11 @@ __thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 
 std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
 std::atomic<HandoffTable*> quiet_hooks::g_handoffs{nullptr};
 namespace {
-wait_hooks::WipedAtFork g_not_wiped;  // before start-up, and where the kernel cannot wipe a page
+wait_timing::WipedAtFork g_not_wiped;  // before start-up, and where the kernel cannot wipe a page
 }  // namespace
-std::atomic<wait_hooks::WipedAtFork*> wait_hooks::g_wiped{&g_not_wiped};
+std::atomic<wait_timing::WipedAtFork*> wait_timing::g_wiped{&g_not_wiped};
 
-void wait_hooks::keep_wiped_at_fork() {
+void wait_timing::keep_wiped_at_fork() {
 #ifdef MADV_WIPEONFORK
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -41,7 +41,7 @@ using Inside = InsideRuntime;
 
 // The runtime to act through, or nullptr.
 Runtime* acting() {
-  return t_inside == 0 && wait_hooks::runtime_here() ? Runtime::active() : nullptr;
+  return t_inside == 0 && wait_timing::runtime_here() ? Runtime::active() : nullptr;
 }
 
 // Calls `f(rt)` inside the runtime when one is acting; otherwise returns `fallback`.
@@ -110,7 +110,7 @@ void catch_up_fully() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up_fully(t); });
 }
 
-void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack,
+void after_wait(const wait_timing::Wait& wait, const void* caller, const void* stack,
                 WaitFor waker) {
   Runtime* rt = acting();
   // Not in a vfork child: it runs on the parent's thread state, which the parent resumes.
@@ -173,7 +173,7 @@ void woken_across(const void* key) {
   in_tree([key](Runtime& rt, ThreadState& state) {
     // The time blocked caps the credit under load amplification, as after_block's does.
     uint64_t blocked =
-        state.block_start_ns != 0 ? wait_hooks::monotonic_ns() - state.block_start_ns : UINT64_MAX;
+        state.block_start_ns != 0 ? wait_timing::monotonic_ns() - state.block_start_ns : UINT64_MAX;
     rt.woken_across(state, key, blocked);
   });
 }

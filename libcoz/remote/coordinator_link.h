@@ -36,9 +36,9 @@ struct MemberSettings {
   bool end_to_end = false;
 };
 
-class MemberLink : public Link {
+class CoordinatorLink : public Link {
  public:
-  ~MemberLink();
+  ~CoordinatorLink();
 
   // Begins connecting. False, with `why`, when the address cannot be used at all.
   bool start(const MemberSettings& settings, std::string* why);

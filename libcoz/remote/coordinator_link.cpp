@@ -1,5 +1,5 @@
-// A member's connection to the coordinator (see member_link.h).
-#include "remote/member_link.h"
+// A member's connection to the coordinator (see coordinator_link.h).
+#include "remote/coordinator_link.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -33,12 +33,12 @@ LinkEvent lost_event() {
 
 }  // namespace
 
-MemberLink::~MemberLink() {
+CoordinatorLink::~CoordinatorLink() {
   own_fds::release(&fd_);
   own_fds::release(&profile_fd_);
 }
 
-bool MemberLink::start(const MemberSettings& settings, std::string* why) {
+bool CoordinatorLink::start(const MemberSettings& settings, std::string* why) {
   settings_ = settings;
   std::string host, port;
   if (!split_host_port(settings.address, &host, &port)) {
@@ -79,7 +79,7 @@ bool MemberLink::start(const MemberSettings& settings, std::string* why) {
   return true;
 }
 
-void MemberLink::lose(const std::string& why) {
+void CoordinatorLink::lose(const std::string& why) {
   if (state_ != State::kLost) {
     state_ = State::kLost;
     why_lost_ = why;
@@ -87,7 +87,7 @@ void MemberLink::lose(const std::string& why) {
   }
 }
 
-void MemberLink::send(const Message& m) {
+void CoordinatorLink::send(const Message& m) {
   if (state_ == State::kLost) {
     return;
   }
@@ -96,13 +96,13 @@ void MemberLink::send(const Message& m) {
   }
 }
 
-void MemberLink::flush() {
+void CoordinatorLink::flush() {
   if (int failed = out_.flush(fd_.load(), real().send); failed != 0) {
     lose(std::string("the connection to the coordinator failed (") + strerror(failed) + ")");
   }
 }
 
-void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
+void CoordinatorLink::handle(const Message& m, std::vector<LinkEvent>* events) {
   LinkEvent e;
   uint64_t speedup = 0;
   if (m.kind == "challenge" && state_ == State::kConnecting) {
@@ -174,7 +174,7 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
   events->push_back(std::move(e));
 }
 
-void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
+void CoordinatorLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
   int fd = fd_.load();
   if (state_ == State::kLost || fd < 0) {
     return;
@@ -216,14 +216,14 @@ void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
   }
 }
 
-void MemberLink::ping() {
+void CoordinatorLink::ping() {
   // Often at first (the best of several round trips), then every few seconds as clocks drift.
   uint64_t now = platform::monotonic_ns();
   send(Message("ping").with("t", now));
   next_ping_ns_ = now + (++pings_ < 10 ? 50000000 : 2000000000);
 }
 
-void MemberLink::forward_profile() {
+void CoordinatorLink::forward_profile() {
   int fd = profile_fd_.load();
   if (!joined() || fd < 0) {
     return;
@@ -255,7 +255,7 @@ void MemberLink::forward_profile() {
   flush();
 }
 
-void MemberLink::finish(int ms) {
+void CoordinatorLink::finish(int ms) {
   if (!ever_joined_) {
     ms = 0;  // nothing of this program's reached the coordinator: no goodbye to wait for
   }

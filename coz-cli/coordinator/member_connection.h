@@ -11,11 +11,11 @@
 
 namespace coz::coordinator {
 
-struct Member {
-  Member(int socket, std::string from);
-  ~Member();
-  Member(const Member&) = delete;
-  Member& operator=(const Member&) = delete;
+struct MemberConnection {
+  MemberConnection(int socket, std::string from);
+  ~MemberConnection();
+  MemberConnection(const MemberConnection&) = delete;
+  MemberConnection& operator=(const MemberConnection&) = delete;
 
   // Queues `m`; a member that lets the send queue fill (remote/send_queue.h) is dropped.
   void send(const remote::Message& m);

@@ -1,5 +1,5 @@
-// See run_options.h.
-#include "coordinator/run_options.h"
+// The run-wide options a member adopts or is refused for (see adopted_options.h).
+#include "coordinator/adopted_options.h"
 
 #include "config/file_line.h"
 

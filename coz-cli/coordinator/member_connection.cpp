@@ -1,5 +1,5 @@
-// A member's connection at the coordinator (see member.h).
-#include "coordinator/member.h"
+// A member's connection at the coordinator (see member_connection.h).
+#include "coordinator/member_connection.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,13 +9,14 @@
 
 namespace coz::coordinator {
 
-Member::Member(int socket, std::string from) : fd(socket), peer(std::move(from)) {}
+MemberConnection::MemberConnection(int socket, std::string from)
+    : fd(socket), peer(std::move(from)) {}
 
-Member::~Member() {
+MemberConnection::~MemberConnection() {
   close();
 }
 
-void Member::close() {
+void MemberConnection::close() {
   if (fd >= 0) {
     ::close(fd);
     fd = -1;
@@ -23,7 +24,7 @@ void Member::close() {
   closed = true;
 }
 
-void Member::send(const remote::Message& m) {
+void MemberConnection::send(const remote::Message& m) {
   if (closed) {
     return;
   }
@@ -34,7 +35,7 @@ void Member::send(const remote::Message& m) {
   }
 }
 
-void Member::refuse(const std::string& why) {
+void MemberConnection::refuse(const std::string& why) {
   if (closed) {
     return;
   }
@@ -45,7 +46,7 @@ void Member::refuse(const std::string& why) {
   close();
 }
 
-bool Member::receive() {
+bool MemberConnection::receive() {
   char buf[65536];
   while (!closed) {
     ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
@@ -64,7 +65,7 @@ bool Member::receive() {
   return false;
 }
 
-void Member::flush() {
+void MemberConnection::flush() {
   if (!closed && out.flush(fd, ::send) != 0) {
     close();
   }
