@@ -235,7 +235,7 @@ std::optional<std::string> ProfileData::read_experiment(const Record& r, Experim
   }
   e->line = parse_location(r.text(vocab::key::kSelected));
   if (!valid_selected(e->line)) {
-    return "experiment selected line is not FILE:LINE with a line number up to " +
+    return "experiment selected line is not FILE:LINE with a line number from 1 to " +
            std::to_string(kMaxLineNumber) + "; skipped";
   }
   if (!bounded(r, vocab::key::kSpeedup, 1, -1, &e->speedup) || e->speedup < 0) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "common/command_line.h"
+#include "config/file_line.h"
 #include "config/run_config.h"
 #include "coordinator/coordinator.h"
 #include "remote/secret_proof.h"
@@ -57,8 +58,8 @@ void setup(CLI::App* app, coordinator::Settings* out, std::string* secret_file) 
                    });
   add_value_option(app, "--fixed-line", "FILE:LINE", "only speed up this line, in every member",
                    false, [out](const std::string& v, std::string* error) {
-                     if (v.rfind(':') == std::string::npos || v.back() == ':') {
-                       *error = "--fixed-line " + v + " is not FILE:LINE (for example main.c:42)";
+                     if (!parse_file_line(v)) {
+                       *error = "--fixed-line " + v + " " + kNotFileLine;
                        return false;
                      }
                      out->fixed_line = v;
@@ -108,7 +109,11 @@ int coordinate_command(const std::vector<std::string>& args) {
     return status;
   }
   std::string why;
-  if (!remote::read_secret(secret_file, &settings.secret, &why)) {
+  RunConfig environment;
+  if (!read_from_environment(kSecretVariable, &environment, &why)) {
+    return fail(kWho, why, kExitUsage);
+  }
+  if (!remote::read_secret(environment.secret, secret_file, &settings.secret, &why)) {
     return fail(kWho, why + "; give a readable, non-empty file", kExitUsage);
   }
   struct sigaction sa = {};

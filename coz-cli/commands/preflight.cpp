@@ -175,9 +175,11 @@ bool check_debug_info(const Program& program, const RunConfig& options, std::str
     return true;
   }
   Scope scope(options.binary_scope, options.source_scope, options.include_system);
-  const char* debug_path = getenv(kDebugPathVariable);
+  RunConfig environment;  // COZ_DEBUG_PATH: the user's, passed through to the runtime
+  std::string ignored;    // a value that takes any text
+  read_from_environment(kDebugPathVariable, &environment, &ignored);
   DebugProbe probe =
-      probe_debug_info(LoadedObject{program.path, 0, true}, scope, debug_path ? debug_path : "");
+      probe_debug_info(LoadedObject{program.path, 0, true}, scope, environment.debug_path);
   if (probe.status == DebugInfoStatus::kNoDebugInfo && options.follow_children &&
       starts_processes(program.path)) {
     return true;  // a shell or a build driver coordinates the run: the programs it starts bring

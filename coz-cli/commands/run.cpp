@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "base/platform.h"
+#include "commands/exit_summary.h"
 #include "commands/lost_output.h"
 #include "commands/output_watch.h"
 #include "commands/preflight.h"
@@ -23,7 +24,6 @@
 #include "commands/run_options.h"
 #include "commands/run_plan.h"
 #include "commands/run_progress.h"
-#include "commands/run_summary.h"
 #include "commands/signal_relay.h"
 #include "commands/status_line.h"
 #include "common/command_line.h"
@@ -306,7 +306,7 @@ int run_command(const std::vector<std::string>& args) {
                   "; the run's profile, with every member's, is the one coz coordinate at " +
                   coordinator + " writes\n"
         : reading.readable
-            ? run_summary(profile, reading.report, reading.this_run)
+            ? exit_summary(profile, reading.report, reading.this_run)
             : "coz: the profile " + profile + " could not be read back: " + reading.error + "\n";
     fputs(output::terminal_safe_lines(summary).c_str(), stderr);
   }

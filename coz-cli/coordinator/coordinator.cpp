@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "base/platform.h"
+#include "config/file_line.h"
+#include "coordinator/adopted_options.h"
 #include "coordinator/listener.h"
-#include "coordinator/member.h"
-#include "coordinator/run_options.h"
+#include "coordinator/member_connection.h"
 #include "coordinator/run_records.h"
 #include "experiment/experiment_cycle.h"
+#include "record/profile_writer.h"
 #include "remote/message.h"
 #include "remote/secret_proof.h"
 
@@ -49,16 +51,17 @@ class Coordinator {
   bool choosing() { return phase() == Phase::kChoosing && joined() > 0 && !whole_run_begun_; }
   bool open_socket(std::string* why);
   void accept_member();
-  void on_message(Member& m, const Message& msg);
-  void on_hello(Member& m, const Message& msg);
-  void on_record(Member& m, const std::string& line);
-  bool take_run_options(Member& m, const remote::Message& hello);
+  void on_message(MemberConnection& m, const Message& msg);
+  void on_hello(MemberConnection& m, const Message& msg);
+  void on_record(MemberConnection& m, const std::string& line);
+  bool take_run_options(MemberConnection& m, const remote::Message& hello);
   void advance();
   void begin(const std::string& line);
   Message begin_message() const;
   bool all_left_experiment() const;
   void end_experiment();
-  void write(const std::string& text);
+  // Appends a block of whole lines (`experiments` of them experiments) to the profile.
+  void write(const std::string& text, uint64_t experiments = 0);
   size_t joined() const;
   // How long the loop may sleep: until the phase's deadline (or the collection's), at most
   // 10 ms (messages wake it).
@@ -68,13 +71,13 @@ class Coordinator {
         collecting_ ? (collect_until_ns_ > now ? collect_until_ns_ - now : 0) : cycle_.left_ns(now);
     return left >= 10000000 ? 10 : static_cast<int>((left + 999999) / 1000000);
   }
-  void broadcast(const Message& msg, const Member* except = nullptr);
+  void broadcast(const Message& msg, const MemberConnection* except = nullptr);
 
   Settings settings_;
   int listen_fd_ = -1;
   std::string listening_;  // HOST:PORT, as listened on
-  int out_fd_ = -1;
-  std::vector<std::unique_ptr<Member>> members_;
+  ProfileWriter profile_;
+  std::vector<std::unique_ptr<MemberConnection>> members_;
   size_t joined_ever_ = 0;
   uint64_t first_join_ns_ = 0;
   ExperimentCycle cycle_;
@@ -97,7 +100,7 @@ size_t Coordinator::joined() const {
   return n;
 }
 
-void Coordinator::broadcast(const Message& msg, const Member* except) {
+void Coordinator::broadcast(const Message& msg, const MemberConnection* except) {
   for (auto& m : members_) {
     if (m->joined && !m->closed && m.get() != except) {
       m->send(msg);
@@ -105,26 +108,16 @@ void Coordinator::broadcast(const Message& msg, const Member* except) {
   }
 }
 
-void Coordinator::write(const std::string& text) {
-  size_t done = 0;
-  while (out_fd_ >= 0 && done < text.size()) {
-    ssize_t n = ::write(out_fd_, text.data() + done, text.size() - done);
-    if (n <= 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      if (!write_failed_) {
-        fprintf(stderr, "coz coordinate: error: cannot write %s (%s)\n", settings_.output.c_str(),
-                strerror(errno));
-      }
-      write_failed_ = true;
-      return;
-    }
-    done += static_cast<size_t>(n);
+void Coordinator::write(const std::string& text, uint64_t experiments) {
+  std::string why;
+  if (!profile_.write_block(text, experiments, &why) && !write_failed_) {
+    fprintf(stderr, "coz coordinate: error: cannot write %s (%s)\n", settings_.output.c_str(),
+            why.c_str());
+    write_failed_ = true;
   }
 }
 
-void Coordinator::on_hello(Member& m, const Message& msg) {
+void Coordinator::on_hello(MemberConnection& m, const Message& msg) {
   uint64_t version = 0, pid = 0;
   if (!msg.number("v", 1000, &version) || version != remote::kProtocolVersion) {
     m.refuse("this coordinator speaks protocol version 1; use the same coz on every host");
@@ -163,7 +156,7 @@ void Coordinator::on_hello(Member& m, const Message& msg) {
 }
 
 // A member's --fixed-line, --fixed-speedup and --end-to-end hold run-wide (run_options.h).
-bool Coordinator::take_run_options(Member& m, const Message& hello) {
+bool Coordinator::take_run_options(MemberConnection& m, const Message& hello) {
   bool was_end_to_end = settings_.end_to_end;
   Adopted a = coordinator::adopt_run_options(hello, &settings_);
   if (!a.refusal.empty()) {
@@ -180,7 +173,7 @@ bool Coordinator::take_run_options(Member& m, const Message& hello) {
   return true;
 }
 
-void Coordinator::on_record(Member& m, const std::string& line) {
+void Coordinator::on_record(MemberConnection& m, const std::string& line) {
   std::string out;
   switch (use_of_line(line, m.host, &out)) {
     case LineUse::kWrite:
@@ -202,7 +195,7 @@ void Coordinator::on_record(Member& m, const std::string& line) {
   }
 }
 
-void Coordinator::on_message(Member& m, const Message& msg) {
+void Coordinator::on_message(MemberConnection& m, const Message& msg) {
   if (msg.kind == "hello" && !m.joined) {
     on_hello(m, msg);
     return;
@@ -214,7 +207,7 @@ void Coordinator::on_message(Member& m, const Message& msg) {
   uint64_t exp = 0, ns = 0, at = 0;
   if (msg.kind == "rec" && msg.find("r")) {
     on_record(m, msg.text("r"));
-  } else if (msg.kind == "offer" && msg.text("line").find(':') != std::string::npos) {
+  } else if (msg.kind == "offer" && parse_file_line(msg.text("line"))) {
     if (asked_ && choosing() && settings_.fixed_line.empty()) {
       begin(msg.text("line"));
     }
@@ -292,7 +285,7 @@ void Coordinator::end_experiment() {
   }
   uint64_t visits = 0;
   if (!results.empty()) {
-    write(merge_experiment(open_, results, &visits));
+    write(merge_experiment(open_, results, &visits), 1);
   }
   collecting_ = false;
   cycle_.end(platform::monotonic_ns(), visits, visits);
@@ -355,7 +348,7 @@ bool Coordinator::open_socket(std::string* why) {
 }
 
 void Coordinator::accept_member() {
-  std::unique_ptr<Member> m = accept_one(listen_fd_);
+  std::unique_ptr<MemberConnection> m = accept_one(listen_fd_);
   if (!m) {
     return;
   }
@@ -374,10 +367,8 @@ int Coordinator::run(const std::atomic<bool>& stop) {
     fprintf(stderr, "coz coordinate: error: %s\n", why.c_str());
     return 2;
   }
-  out_fd_ = open(settings_.output.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (out_fd_ < 0) {
-    fprintf(stderr, "coz coordinate: error: cannot write %s (%s); name another with -o FILE\n",
-            settings_.output.c_str(), strerror(errno));
+  if (!profile_.open(settings_.output, &why)) {
+    fprintf(stderr, "coz coordinate: error: %s; name another with -o FILE\n", why.c_str());
     return 2;
   }
   fprintf(stderr, "coz coordinate: listening on %s; writing %s\n", listening_.c_str(),
@@ -420,9 +411,10 @@ int Coordinator::run(const std::atomic<bool>& stop) {
         left_results_.push_back(std::move(m->result));  // the member goes, its record stays
       }
     }
-    members_.erase(std::remove_if(members_.begin(), members_.end(),
-                                  [](const std::unique_ptr<Member>& m) { return m->closed; }),
-                   members_.end());
+    members_.erase(
+        std::remove_if(members_.begin(), members_.end(),
+                       [](const std::unique_ptr<MemberConnection>& m) { return m->closed; }),
+        members_.end());
     advance();
     if (joined_ever_ > 0 && joined() == 0 && !collecting_) {
       break;  // the last member left
@@ -435,7 +427,7 @@ int Coordinator::run(const std::atomic<bool>& stop) {
   fprintf(stderr, "coz coordinate: profile written to %s: %llu experiments, %zu members\n",
           settings_.output.c_str(), static_cast<unsigned long long>(cycle_.experiments()),
           joined_ever_);
-  ::close(out_fd_);
+  profile_.close();
   ::close(listen_fd_);
   return write_failed_ ? 2 : 0;
 }

@@ -65,7 +65,7 @@ int listen_on(const std::string& address, bool has_secret, std::string* shown, u
   return fd;
 }
 
-std::unique_ptr<Member> accept_one(int listen_fd) {
+std::unique_ptr<MemberConnection> accept_one(int listen_fd) {
   sockaddr_storage from = {};
   socklen_t len = sizeof from;
   int fd =
@@ -78,7 +78,7 @@ std::unique_ptr<Member> accept_one(int listen_fd) {
               NI_NUMERICHOST | NI_NUMERICSERV);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return std::make_unique<Member>(fd, std::string(host) + ":" + port);
+  return std::make_unique<MemberConnection>(fd, std::string(host) + ":" + port);
 }
 
 void write_port_file(const std::string& path, uint16_t port) {

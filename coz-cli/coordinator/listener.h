@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "coordinator/member.h"
+#include "coordinator/member_connection.h"
 
 namespace coz::coordinator {
 
@@ -17,6 +17,6 @@ int listen_on(const std::string& address, bool has_secret, std::string* shown, u
 // Writes `port` and a newline to `path`, renamed into place, so a script never reads half of it.
 void write_port_file(const std::string& path, uint16_t port);
 // The next waiting connection (non-blocking, TCP_NODELAY), or nullptr when none.
-std::unique_ptr<Member> accept_one(int listen_fd);
+std::unique_ptr<MemberConnection> accept_one(int listen_fd);
 
 }  // namespace coz::coordinator

@@ -1,9 +1,8 @@
 // Command-line progress points (see command_line_points.h).
 #include "attribution/command_line_points.h"
 
-#include <stdlib.h>
-
 #include "base/own_fds.h"
+#include "config/file_line.h"
 #include "sample/breakpoint_counter.h"
 
 namespace coz {
@@ -11,20 +10,17 @@ namespace coz {
 SourceLine* CommandLinePoints::resolve_line(const LineTable& lines, const std::string& spec,
                                             const char* option, std::string* error,
                                             bool* elsewhere) {
-  size_t colon = spec.rfind(':');
+  FileLine at;
+  bool named = parse_file_line(spec, &at);
   bool ambiguous = false;
-  SourceLine* line =
-      colon == std::string::npos
-          ? nullptr
-          : lines.find(spec.substr(0, colon), static_cast<uint32_t>(atoi(spec.c_str() + colon + 1)),
-                       &ambiguous);
+  SourceLine* line = named ? lines.find(at.file, at.line, &ambiguous) : nullptr;
   if (!line) {
-    *error = std::string(option) + " " + spec +
-             (ambiguous ? " names more than one file; give more of the path"
-                        : " has no code in scope; pick a line that the compiler emitted code for");
+    *error = std::string(option) + " " + spec + " " +
+             (!named      ? kNotFileLine
+              : ambiguous ? "names more than one file; give more of the path"
+                          : "has no code in scope; pick a line that the compiler emitted code for");
     if (elsewhere) {
-      *elsewhere = !ambiguous && colon != std::string::npos &&
-                   !lines.has_file(std::string_view(spec).substr(0, colon));
+      *elsewhere = named && !ambiguous && !lines.has_file(at.file);
     }
   }
   return line;

@@ -8,6 +8,9 @@
 #include <tuple>
 #include <utility>
 
+#include "config/file_line.h"
+#include "remote/address.h"
+
 namespace coz {
 namespace {
 
@@ -51,16 +54,6 @@ bool parse_duration_in(const std::string& text, uint64_t low, uint64_t high, uin
   return true;
 }
 
-// FILE:LINE with a non-empty file and a line number from 1.
-bool valid_file_line(const std::string& text) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-    return false;
-  }
-  uint64_t line = 0;
-  return parse_u64(text.substr(colon + 1), &line) && line >= 1 && line <= 0x7fffffff;
-}
-
 std::string format_double(double v) {
   char buf[40];
   snprintf(buf, sizeof buf, "%.17g", v);
@@ -93,13 +86,13 @@ bool append_patterns(const std::string& text, std::vector<std::string>* list, st
 bool append_file_lines(const std::string& text, std::vector<std::string>* list, std::string* why) {
   std::vector<std::string> items = split_list(text);
   for (const std::string& item : items) {
-    if (!valid_file_line(item)) {
-      *why = "must be FILE:LINE, for example main.c:42";
+    if (!parse_file_line(item)) {
+      *why = kNotFileLine;
       return false;
     }
   }
   if (items.empty()) {
-    *why = "must be FILE:LINE, for example main.c:42";
+    *why = kNotFileLine;
     return false;
   }
   list->insert(list->end(), items.begin(), items.end());
@@ -167,7 +160,8 @@ const std::vector<ConfigOption>& run_config_options() {
   {"--coordinator", "COZ_COORDINATOR", OptionSource::kFlag, "HOST:PORT",
    "join the run of `coz coordinate` there: one experiment across programs and hosts", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
-     if (t.rfind(':') == std::string::npos || t.back() == ':') {
+     std::string host, port;
+     if (!remote::split_host_port(t, &host, &port)) {
        *why = "is not HOST:PORT (for example 127.0.0.1:7000)"; return false; }
      c->coordinator = t; return true; },
    [](const RunConfig& c) { return c.coordinator; }},
@@ -180,7 +174,7 @@ const std::vector<ConfigOption>& run_config_options() {
   {"--fixed-line", "COZ_FIXED_LINE", OptionSource::kFlag, "FILE:LINE",
    "only speed up this line", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
-     if (!valid_file_line(t)) { *why = "is not FILE:LINE (for example main.c:42)"; return false; }
+     if (!parse_file_line(t)) { *why = kNotFileLine; return false; }
      c->fixed_line = t; return true; },
    [](const RunConfig& c) { return c.fixed_line; }},
   {"--fixed-speedup", "COZ_FIXED_SPEEDUP", OptionSource::kFlag, "N",
@@ -318,6 +312,16 @@ const std::vector<ConfigOption>& run_config_options() {
    "a trace of the delay protocol, for debugging (the first process only)", false,
    [](const std::string& t, RunConfig* c, std::string*) { c->ledger_trace = t; return true; },
    [](const RunConfig& c) { return c.ledger_trace; }},
+  {nullptr, kSecretVariable, OptionSource::kUser, "TEXT",
+   "the shared secret of a run across programs (else --secret-file)", false,
+   [](const std::string& t, RunConfig* c, std::string*) { c->secret = t; return true; },
+   [](const RunConfig& c) { return c.secret; }},
+  {nullptr, "COZ_MEMBER_CREDIT", OptionSource::kUser, "0",
+   "0: a member of a run across programs credits no socket waits (to measure what it does)",
+   false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     return parse_switch(t, &c->member_credit, why); },
+   [](const RunConfig& c) { return std::string(c.member_credit ? "" : "0"); }},
 };
   // clang-format on
   return options;
@@ -330,7 +334,8 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
                     c.experiment_length_ns, c.zero_speedup_share, c.speedup_step,
                     c.breakpoint_progress, c.sampled_progress, c.arrival_speedup_ns, c.load,
                     c.verbose, c.off_cpu, c.follow_children, c.root_pid, c.run_id, c.exec_ns,
-                    c.debug_path, c.coordinator, c.secret_file, c.ledger_trace);
+                    c.debug_path, c.coordinator, c.secret_file, c.ledger_trace, c.secret,
+                    c.member_credit);
   };
   return fields(a) == fields(b);
 }
@@ -347,45 +352,6 @@ bool validate(const RunConfig& config, std::string* error) {
     return false;
   }
   return true;
-}
-
-std::vector<std::pair<std::string, std::string>> to_environment(const RunConfig& config) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const ConfigOption& o : run_config_options()) {
-    if (o.source != OptionSource::kUser) {
-      out.emplace_back(o.env, o.format(config));
-    }
-  }
-  return out;
-}
-
-void export_to_environment(const RunConfig& config) {
-  for (const auto& [name, value] : to_environment(config)) {
-    if (value.empty()) {
-      unsetenv(name.c_str());
-    } else {
-      setenv(name.c_str(), value.c_str(), 1);
-    }
-  }
-}
-
-RunConfig from_environment(std::vector<std::string>* errors, EnvLookup lookup) {
-  RunConfig c;
-  for (const ConfigOption& o : run_config_options()) {
-    const char* v = lookup ? lookup(o.env) : getenv(o.env);
-    if (!v || !*v) {
-      continue;
-    }
-    std::string why;
-    if (!o.parse(v, &c, &why)) {
-      errors->push_back(std::string(o.env) + "='" + v + "' " + why);
-    }
-  }
-  std::string error;
-  if (!validate(c, &error)) {
-    errors->push_back(error);
-  }
-  return c;
 }
 
 bool parse_duration_ns(const std::string& text, uint64_t* out) {

@@ -41,7 +41,7 @@ struct RunConfig {
   bool include_system = false;            // system and toolchain files in source scope too
   bool end_to_end = false;
   std::string fixed_line;   // FILE:LINE, or empty
-  std::string coordinator;  // HOST:PORT of `coz coordinate`, or empty (remote/member_link.h)
+  std::string coordinator;  // HOST:PORT of `coz coordinate`, or empty (remote/coordinator_link.h)
   std::string secret_file;  // its shared secret, when not in COZ_SECRET
   int fixed_speedup = -1;   // 0-100, or -1 for random
   uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;
@@ -63,8 +63,10 @@ struct RunConfig {
   uint64_t run_id = 0;    // the `coz run` that started it (its pid), written on experiments
   uint64_t exec_ns = 0;   // CLOCK_MONOTONIC just before `coz run` exec'd the program
   // Read from the user's own environment; `coz run` passes it through untouched.
-  std::string debug_path;    // extra directories for separate debug files
-  std::string ledger_trace;  // a debugging trace of the delay protocol (delays/ledger_trace.h)
+  std::string debug_path;     // extra directories for separate debug files
+  std::string ledger_trace;   // a debugging trace of the delay protocol (delays/ledger_trace.h)
+  std::string secret;         // a run across programs' shared secret, instead of secret_file
+  bool member_credit = true;  // a member's socket waits are credited (runtime/coordinated.cpp)
 };
 
 bool operator==(const RunConfig& a, const RunConfig& b);
@@ -76,6 +78,8 @@ inline bool operator!=(const RunConfig& a, const RunConfig& b) {
 inline constexpr const char* kDebugPathVariable = "COZ_DEBUG_PATH";
 // The user's variable for the delay protocol's trace, a debugging switch (delays/ledger_trace.h).
 inline constexpr const char* kLedgerTraceVariable = "COZ_LEDGER_TRACE";
+// The user's variable for a run across programs' shared secret, which `coz coordinate` reads too.
+inline constexpr const char* kSecretVariable = "COZ_SECRET";
 
 // Who sets an option.
 enum class OptionSource {
@@ -115,6 +119,11 @@ void export_to_environment(const RunConfig& config);
 // Problems are appended to `errors` as "COZ_X='v' must be ..." sentences.
 using EnvLookup = const char* (*)(const char* name);
 RunConfig from_environment(std::vector<std::string>* errors, EnvLookup lookup = nullptr);
+// Reads the one option whose variable is `env` into `config`, for a command that needs only it
+// (`coz coordinate`'s COZ_SECRET, `coz run`'s checks' COZ_DEBUG_PATH). False with the same
+// sentence in `error` when its value is bad; true, changing nothing, when it is unset.
+bool read_from_environment(const char* env, RunConfig* config, std::string* error,
+                           EnvLookup lookup = nullptr);
 
 // A duration: a number with a unit (ns, us, ms, s) or plain nanoseconds.
 bool parse_duration_ns(const std::string& text, uint64_t* out);

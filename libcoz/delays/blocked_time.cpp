@@ -98,22 +98,22 @@ int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns,
       counter_works_ = *switches != before;
     }
   }
-  mode_ = wait_hooks::kOn;
+  mode_ = wait_timing::kOn;
 #if defined(__x86_64__) || defined(__i386__)
   if ((known & kFound) ? (known & kTscClock) != 0 : clock_source_is_tsc()) {
-    mode_ |= wait_hooks::kTsc;
+    mode_ |= wait_timing::kTsc;
   }
 #endif
   if (!(known & kFound)) {
     found.store(
-        kFound | (counter_works_ ? kCounterWorks : 0) | (mode_ & wait_hooks::kTsc ? kTscClock : 0),
+        kFound | (counter_works_ ? kCounterWorks : 0) | (mode_ & wait_timing::kTsc ? kTscClock : 0),
         std::memory_order_release);
   }
-  origin_tsc_ = wait_hooks::tsc_now();
-  origin_ns_ = wait_hooks::monotonic_ns();
+  origin_tsc_ = wait_timing::tsc_now();
+  origin_ns_ = wait_timing::monotonic_ns();
   // Timed in nanoseconds, the gate is set now; in TSC ticks, once their rate is known (the first
   // wait 10 ms after start-up, confirm_wait): until then every call is confirmed.
-  wait_hooks::g_wait_gate.store(counter_works_ || (mode_ & wait_hooks::kTsc) ? 0 : kWaitGateNs);
+  wait_timing::g_wait_gate.store(counter_works_ || (mode_ & wait_timing::kTsc) ? 0 : kWaitGateNs);
   return mode_;
 }
 
@@ -121,12 +121,12 @@ bool BlockedTime::confirm_wait(ThreadState& t) {
   if (t.switches) {
     return true;
   }
-  if ((mode_ & wait_hooks::kTsc) && !gate_calibrated_.load(std::memory_order_relaxed)) {
-    uint64_t ns = wait_hooks::monotonic_ns(), tsc = wait_hooks::tsc_now();
+  if ((mode_ & wait_timing::kTsc) && !gate_calibrated_.load(std::memory_order_relaxed)) {
+    uint64_t ns = wait_timing::monotonic_ns(), tsc = wait_timing::tsc_now();
     if (ns > origin_ns_ + 10000000 && tsc > origin_tsc_) {
       double ticks_per_ns =
           static_cast<double>(tsc - origin_tsc_) / static_cast<double>(ns - origin_ns_);
-      wait_hooks::g_wait_gate.store(static_cast<uint64_t>(kWaitGateNs * ticks_per_ns));
+      wait_timing::g_wait_gate.store(static_cast<uint64_t>(kWaitGateNs * ticks_per_ns));
       gate_calibrated_.store(true, std::memory_order_relaxed);
     }
   }
@@ -138,7 +138,7 @@ bool BlockedTime::confirm_wait(ThreadState& t) {
 
 void BlockedTime::attach(ThreadState& t, pid_t tid) {
   t.switches = counter_works_ && t.sampler ? t.sampler->switch_count() : nullptr;
-  if (!t.switches && (mode_ & wait_hooks::kOn)) {
+  if (!t.switches && (mode_ & wait_timing::kOn)) {
     t.seen_switches = thread_switches();  // attach runs in the thread itself
   }
   stack_bounds(&t.stack_lo, &t.stack_hi);
@@ -146,7 +146,7 @@ void BlockedTime::attach(ThreadState& t, pid_t tid) {
 }
 
 std::string BlockedTime::describe() const {
-  if (!(mode_ & wait_hooks::kOn)) {
+  if (!(mode_ & wait_timing::kOn)) {
     return "off-CPU time: not measured (--no-off-cpu)";
   }
   std::string s =
@@ -155,16 +155,16 @@ std::string BlockedTime::describe() const {
   s += counter_works_ ? "a call waited if the kernel switched the thread out meanwhile"
                       : "a call waited if it took over 1 us and the thread's context-switch count "
                         "moved (no perf page here)";
-  s += mode_ & wait_hooks::kTsc ? "; timed with the TSC" : "; timed with CLOCK_MONOTONIC";
+  s += mode_ & wait_timing::kTsc ? "; timed with the TSC" : "; timed with CLOCK_MONOTONIC";
   return s;
 }
 
-uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait, uint64_t ns) const {
+uint64_t BlockedTime::waited_ns(const wait_timing::Wait& wait, uint64_t ns) const {
   if (!wait.tsc) {
     return ns > wait.start ? ns - wait.start : 0;
   }
   // TSC ticks at the rate measured since start-up (the longer the baseline, the finer).
-  uint64_t tsc = wait_hooks::tsc_now();
+  uint64_t tsc = wait_timing::tsc_now();
   if (tsc <= wait.start || tsc <= origin_tsc_ || ns <= origin_ns_) {
     return 0;
   }
@@ -172,9 +172,9 @@ uint64_t BlockedTime::waited_ns(const wait_hooks::Wait& wait, uint64_t ns) const
   return static_cast<uint64_t>(static_cast<double>(tsc - wait.start) * rate);
 }
 
-uint64_t BlockedTime::after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
+uint64_t BlockedTime::after_wait(ThreadState& t, const wait_timing::Wait& wait, uintptr_t caller,
                                  uintptr_t stack) {
-  uint64_t now = wait_hooks::monotonic_ns();
+  uint64_t now = wait_timing::monotonic_ns();
   uint64_t waited = waited_ns(wait, now);
   uint64_t n = t.blocked.on_wait(waited, period_ns_);
   if (n == 0 || waited == 0) {

@@ -1,5 +1,5 @@
-// Off-CPU time: the program's blocking calls (wait_hooks.h) become blocked samples of the line that
-// made them, and a wait on the line being sped up earns its virtual speedup.
+// Off-CPU time: the program's blocking calls (wait_timing.h) become blocked samples of the line
+// that made them, and a wait on the line being sped up earns its virtual speedup.
 //
 // Measured in user space, by timing the blocking calls a program makes through libc (read and
 // write, sockets, poll/select/epoll, fsync, sleeps, waits for children). A call waited when the
@@ -30,7 +30,7 @@
 #include "attribution/sample_attribution.h"
 #include "delays/delay_protocol.h"
 #include "experiment/experiment_state.h"
-#include "hooks/wait_hooks.h"
+#include "hooks/wait_timing.h"
 #include "threads/thread_state.h"
 
 namespace coz {
@@ -43,7 +43,7 @@ class BlockedTime {
   BlockedTime& operator=(const BlockedTime&) = delete;
 
   // Chooses how waits are told and timed, with the calling (attached) thread's sampler; returns
-  // the mode for wait_hooks::set_mode (0 when `on` is false). `period_ns`: the sampling period.
+  // the mode for wait_timing::set_mode (0 when `on` is false). `period_ns`: the sampling period.
   // `found`: what a process of the run found of this kernel and clock (SharedRun::wait_tests),
   // used when set, else tested here and set (a tenth of a millisecond a process saved).
   int start(bool on, const ThreadState& self, uint64_t period_ns, std::atomic<int32_t>& found);
@@ -58,7 +58,7 @@ class BlockedTime {
   }
   // A thread starts (or its state is reused): its switch counter, stack and clock.
   void attach(ThreadState& t, pid_t tid);
-  // Without a switch counter: whether a call that passed the gate (wait_hooks::may_have_waited)
+  // Without a switch counter: whether a call that passed the gate (wait_timing::may_have_waited)
   // really waited: the thread's context switches (getrusage, about 0.4 us) moved since the last
   // confirmed wait. A call that spent over 1 us on the CPU in the kernel (a large read from the
   // page cache) after a switch elsewhere since then counts as a wait: docs/where-it-runs.md.
@@ -66,16 +66,16 @@ class BlockedTime {
   bool confirm_wait(ThreadState& t);
   // A blocking call that may have waited returned (hooks_api::after_wait).
   // Returns how long the call waited (ns; 0 when it did not).
-  uint64_t after_wait(ThreadState& t, const wait_hooks::Wait& wait, uintptr_t caller,
+  uint64_t after_wait(ThreadState& t, const wait_timing::Wait& wait, uintptr_t caller,
                       uintptr_t stack);
 
   // How waits are measured, for --verbose and the startup record ("calls" or "off").
-  const char* method() const { return mode_ & wait_hooks::kOn ? "calls" : "off"; }
+  const char* method() const { return mode_ & wait_timing::kOn ? "calls" : "off"; }
   std::string describe() const;
 
  private:
   // The wait's length, the clock read as `ns` (CLOCK_MONOTONIC) after it.
-  uint64_t waited_ns(const wait_hooks::Wait& wait, uint64_t ns) const;
+  uint64_t waited_ns(const wait_timing::Wait& wait, uint64_t ns) const;
 
   SampleAttribution& attribution_;
   DelayProtocol& delays_;

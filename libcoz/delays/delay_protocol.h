@@ -125,7 +125,7 @@ class DelayProtocol {
     t.member_wake_ns = env_.now_ns();
     t.member_wake_word = experiment_.ledger.word();
   }
-  // A wait the thread began at ledger word `word` (wait_hooks::Wait) without paying first (an
+  // A wait the thread began at ledger word `word` (wait_timing::Wait) without paying first (an
   // off-CPU wait: a read, a poll, an epoll_wait): what it owed then stays owed through the
   // credit of a wake from another process of the tree (woken_across), as Coz keeps a thread's
   // position when it blocks; the wake credits only what was inserted while it waited. Until

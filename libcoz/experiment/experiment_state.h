@@ -81,7 +81,7 @@ struct ExperimentState {
   std::atomic<uint64_t> started_ns{0};        // CLOCK_MONOTONIC as this experiment began
   std::atomic<bool> want_line{false};         // the profiler waits for a line to test
   // When a thread of this process tree last raised the delay total (CLOCK_MONOTONIC), and the
-  // raises other members made (a run across programs: profiler/member_runner.cpp).
+  // raises other members made (a run across programs: profiler/coordinated_experiments.cpp).
   std::atomic<uint64_t> last_raise_ns{0};
   RelayedRaises relayed;
   LineOffer offered;  // the first in-scope line sampled while it waits

@@ -1,6 +1,6 @@
 // The recent raises of a run-wide delay total that other members of a run across programs made
-// (profiler/member_runner.cpp), each with when its samples were taken, on this host's monotonic
-// clock. A thread whose socket wait another member ended is credited with the raises that
+// (profiler/coordinated_experiments.cpp), each with when its samples were taken, on this host's
+// monotonic clock. A thread whose socket wait another member ended is credited with the raises that
 // member made before it answered, even when they arrive here after the answer did (they travel
 // through the coordinator, a millisecond or more behind the data): the cross-program form of a
 // waker's count, read at the thread's next settle (DelayProtocol::credit_relayed).

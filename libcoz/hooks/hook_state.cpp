@@ -7,7 +7,7 @@
 
 #include <new>
 
-#include "hooks/wait_hooks.h"
+#include "hooks/wait_timing.h"
 
 namespace coz {
 
@@ -15,11 +15,11 @@ __thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 
 std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
 std::atomic<HandoffTable*> quiet_hooks::g_handoffs{nullptr};
 namespace {
-wait_hooks::WipedAtFork g_not_wiped;  // before start-up, and where the kernel cannot wipe a page
+wait_timing::WipedAtFork g_not_wiped;  // before start-up, and where the kernel cannot wipe a page
 }  // namespace
-std::atomic<wait_hooks::WipedAtFork*> wait_hooks::g_wiped{&g_not_wiped};
+std::atomic<wait_timing::WipedAtFork*> wait_timing::g_wiped{&g_not_wiped};
 
-void wait_hooks::keep_wiped_at_fork() {
+void wait_timing::keep_wiped_at_fork() {
 #ifdef MADV_WIPEONFORK
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   void* p = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

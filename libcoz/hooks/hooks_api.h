@@ -24,7 +24,7 @@
 #include "experiment/delay_ledger.h"
 #include "hooks/hook_state.h"
 #include "hooks/quiet_hooks.h"
-#include "hooks/wait_hooks.h"
+#include "hooks/wait_timing.h"
 
 namespace coz::hooks_api {
 
@@ -57,7 +57,7 @@ void catch_up();
 void catch_up_in_full();
 void catch_up_fully();
 
-// Off-CPU waits (wait_hooks.h): a blocking call that began as `wait` and may have waited has
+// Off-CPU waits (wait_timing.h): a blocking call that began as `wait` and may have waited has
 // returned. Counts its blocked samples for the line that called it (`caller`, a return address;
 // `stack`, a word of the hook's frame from which the stack is searched for the innermost in-scope
 // caller), credits a wait on the selected line with its virtual speedup, then pays what the
@@ -70,7 +70,7 @@ struct WaitFor {
   int pid = 0;         // a child process waited for
   bool ready = false;  // some descriptor became ready, which one unknown (epoll_wait, select)
 };
-void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack,
+void after_wait(const wait_timing::Wait& wait, const void* caller, const void* stack,
                 WaitFor waker = {});
 
 // Process trees (runtime/shared_run.h), once this process is in one (hook_state.h).

@@ -46,7 +46,7 @@ inline void after_quiet_release(const Quiet& q) {
 // The calling line of a hook: its return address (used in the exported function itself).
 #define COZ_CALLER __builtin_return_address(0)
 
-// A blocking call timed for off-CPU profiling (wait_hooks.h): `caller` is the hook's return
+// A blocking call timed for off-CPU profiling (wait_timing.h): `caller` is the hook's return
 // address (COZ_CALLER). A call that waited pays what the thread owes afterwards; `kSleep`: pay
 // even if it did not (a sleep earns no credit, and the thread pays before it carries on). Returns
 // what `call` returned, with its errno.
@@ -54,9 +54,9 @@ inline void after_quiet_release(const Quiet& q) {
 // for), so another process of the run that did can credit it.
 template <bool kSleep = false, typename F, typename W>
 __attribute__((always_inline)) inline auto timed(const void* caller, W&& waker, F&& call) {
-  wait_hooks::Wait w = wait_hooks::begin();
+  wait_timing::Wait w = wait_timing::begin();
   auto rc = call();
-  if (wait_hooks::may_have_waited(w)) {
+  if (wait_timing::may_have_waited(w)) {
     KeepErrno keep;
     hooks_api::after_wait(w, caller, &w, waker(rc));
   } else if (kSleep && hooks_api::active()) {

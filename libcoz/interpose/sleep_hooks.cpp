@@ -2,7 +2,7 @@
 // inserted while it slept are owed, and it pays them as soon as it wakes, before it does
 // anything else (such as a request arriving). Without this, a thread that mostly sleeps (a
 // producer paced by sleeps) would pay only at its next blocking call, after the work the delay
-// should have postponed. Each sleep is also timed for off-CPU profiling (wait_hooks.h): its length
+// should have postponed. Each sleep is also timed for off-CPU profiling (wait_timing.h): its length
 // becomes blocked samples of the line that slept.
 #include <time.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // Hooks for the blocking calls a thread makes to wait on something outside the program's threads:
 // files and pipes, sockets, poll/select/epoll, fsync, child processes, file locks and System V IPC
 // held by other processes (sleeps are in sleep_hooks.cpp). Each is timed for off-CPU profiling
-// (hooks/wait_hooks.h): a call that did not wait costs a few loads; one that waited becomes
+// (hooks/wait_timing.h): a call that did not wait costs a few loads; one that waited becomes
 // blocked samples of its calling line, and then the thread pays what others inserted meanwhile, as
 // after a sleep (no thread of the program woke it, so no credit). Between the processes of a run,
 // pipe writes, and the reads, polls and waits for children they end, hand over delay counts

@@ -88,11 +88,11 @@ class ExperimentRunner {
 
   uint64_t experiments() const { return experiments_; }
 
-  // A member of a run across programs (profiler/member_runner.cpp): the coordinator behind `link`
-  // chooses the lines and times the experiments; this runner begins and ends them when told,
-  // relays its delay total, and writes each experiment locally (the link forwards the profile).
-  // `key_of` names a line by the key this process's samples carry; `on_lost` is told once when
-  // the coordinator is gone (the open experiment ends there, unwritten, and none follow). Call
+  // A member of a run across programs (profiler/coordinated_experiments.cpp): the coordinator
+  // behind `link` chooses the lines and times the experiments; this runner begins and ends them
+  // when told, relays its delay total, and writes each experiment locally (the link forwards the
+  // profile). `key_of` names a line by the key this process's samples carry; `on_lost` is told once
+  // when the coordinator is gone (the open experiment ends there, unwritten, and none follow). Call
   // before run().
   void follow_coordinator(remote::Link* link,
                           std::function<uint64_t(const std::string& line)> key_of,

@@ -59,4 +59,13 @@ RecordBuilder& RecordBuilder::field(std::string_view key, double value, int deci
   return field(key, std::string_view(buf));
 }
 
+std::string format_record(const Record& record) {
+  RecordBuilder b;
+  b.begin(record.type);
+  for (const RecordField& f : record.fields) {
+    b.field(f.key, std::string_view(f.value));
+  }
+  return b.text();
+}
+
 }  // namespace coz

@@ -73,6 +73,10 @@ class RecordBuilder {
   std::string text_;
 };
 
+// The text of `record` as RecordBuilder writes it (its type, then its fields in order, values
+// escaped), without a newline: a parsed record written back is the line it was parsed from.
+std::string format_record(const Record& record);
+
 struct ParseError {
   std::string file;
   size_t line = 0;

@@ -128,9 +128,13 @@ bool ProfileWriter::append_whole(int fd, const std::string& text, std::string* e
 
 bool ProfileWriter::write_block(const RecordBuilder& block, uint64_t experiments,
                                 std::string* error) {
+  return write_block(std::string_view(block.text()), experiments, error);
+}
+
+bool ProfileWriter::write_block(std::string_view block, uint64_t experiments, std::string* error) {
   std::string ignored;
   std::string& why = error ? *error : ignored;
-  std::string text = block.text();
+  std::string text(block);
   if (!text.empty() && text.back() != '\n') {
     text.push_back('\n');
   }

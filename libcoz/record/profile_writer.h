@@ -43,6 +43,9 @@ class ProfileWriter {
   // for the next call, or is dropped if too much is waiting).
   bool write_block(const RecordBuilder& block, uint64_t experiments = 0,
                    std::string* error = nullptr);
+  // The same for a block of records already in text (whole lines: `coz coordinate` passes its
+  // members' on).
+  bool write_block(std::string_view block, uint64_t experiments = 0, std::string* error = nullptr);
 
   // Experiments not in the file: waiting to be retried, or dropped.
   uint64_t unwritten_experiments() const { return pending_experiments_ + dropped_experiments_; }

@@ -1,5 +1,5 @@
 // HOST:PORT, as --coordinator and --listen take it: split at the last colon, an IPv6 host in
-// brackets unwrapped. Shared by the members (remote/member_link.cpp) and the coordinator
+// brackets unwrapped. Shared by the members (remote/coordinator_link.cpp) and the coordinator
 // (coz-cli/coordinator/listener.cpp). Pure.
 #pragma once
 

@@ -1,4 +1,4 @@
-// What a member's runner needs of its connection to the coordinator (remote/member_link.h is
+// What a member's runner needs of its connection to the coordinator (remote/coordinator_link.h is
 // the real one; tests drive the runner with their own): events in, the member's side out.
 #pragma once
 

@@ -178,9 +178,10 @@ std::string random_hex(size_t bytes) {
   return to_hex(buf, bytes);
 }
 
-bool read_secret(const std::string& file, std::string* secret, std::string* why) {
-  if (const char* text = getenv("COZ_SECRET"); text && *text) {
-    *secret = text;
+bool read_secret(const std::string& given, const std::string& file, std::string* secret,
+                 std::string* why) {
+  if (!given.empty()) {
+    *secret = given;
     return true;
   }
   if (file.empty()) {

@@ -27,9 +27,11 @@ bool same_in_constant_time(std::string_view a, std::string_view b);
 // nonce). Empty if no randomness could be had: a caller must refuse rather than reuse a nonce.
 std::string random_hex(size_t bytes);
 
-// The run's shared secret: COZ_SECRET, else the contents of `file` less trailing newlines (none
+// The run's shared secret: `given` (COZ_SECRET, read with the run's settings,
+// config/run_config.h) when not empty, else the contents of `file` less trailing newlines (none
 // when `file` is empty); false, with `why`, when a file was named and cannot be read or is empty.
 // Never from the command line, where other users of the host could read it.
-bool read_secret(const std::string& file, std::string* secret, std::string* why);
+bool read_secret(const std::string& given, const std::string& file, std::string* secret,
+                 std::string* why);
 
 }  // namespace coz::remote

@@ -1,11 +1,10 @@
 // The root of a member of a run across programs joins the coordinator (docs/across-hosts.md):
-// its runner then follows the coordinator's experiments (profiler/member_runner.cpp).
+// its runner then follows the coordinator's experiments (profiler/coordinated_experiments.cpp).
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "base/platform.h"
+#include "config/file_line.h"
 #include "remote/secret_proof.h"
 #include "runtime/runtime.h"
 
@@ -24,8 +23,8 @@ void Runtime::join_coordinator() {
   gethostname(host, sizeof host - 1);
   member.host = host;
   std::string why;
-  link_ = std::make_unique<remote::MemberLink>();
-  if (!remote::read_secret(config_.secret_file, &member.secret, &why) ||
+  link_ = std::make_unique<remote::CoordinatorLink>();
+  if (!remote::read_secret(config_.secret, config_.secret_file, &member.secret, &why) ||
       !link_->start(member, &why)) {
     // The program runs as it would, sampled, with no experiments.
     link_trouble_ = why;
@@ -34,12 +33,13 @@ void Runtime::join_coordinator() {
   runner_->follow_coordinator(
       link_.get(),
       [this](const std::string& name) {
-        size_t colon = name.rfind(':');
-        std::string file = name.substr(0, colon);
-        uint32_t number = static_cast<uint32_t>(atoi(name.c_str() + colon + 1));
+        FileLine at;
+        if (!parse_file_line(name, &at)) {
+          return SourceLine::key_of(name, 0);  // no line of this program's
+        }
         bool ambiguous = false;
-        const SourceLine* line = lines_.table().find(file, number, &ambiguous);
-        return line ? line->key : SourceLine::key_of(file, number);
+        const SourceLine* line = lines_.table().find(at.file, at.line, &ambiguous);
+        return line ? line->key : SourceLine::key_of(at.file, at.line);
       },
       [this](const std::string& lost) {
         link_trouble_ = lost;

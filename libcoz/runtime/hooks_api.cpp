@@ -20,7 +20,7 @@ using Inside = InsideRuntime;
 
 // The runtime to act through, or nullptr.
 Runtime* acting() {
-  return t_inside == 0 && wait_hooks::runtime_here() ? Runtime::active() : nullptr;
+  return t_inside == 0 && wait_timing::runtime_here() ? Runtime::active() : nullptr;
 }
 
 // Calls `f(rt)` inside the runtime when one is acting; otherwise returns `fallback`.
@@ -89,7 +89,7 @@ void catch_up_fully() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.catch_up_fully(t); });
 }
 
-void after_wait(const wait_hooks::Wait& wait, const void* caller, const void* stack,
+void after_wait(const wait_timing::Wait& wait, const void* caller, const void* stack,
                 WaitFor waker) {
   Runtime* rt = acting();
   // Not in a vfork child: it runs on the parent's thread state, which the parent resumes.
@@ -150,7 +150,7 @@ void woken_across(const void* key) {
   in_tree([key](Runtime& rt, ThreadState& state) {
     // The time blocked caps the credit under load amplification, as after_block's does.
     uint64_t blocked =
-        state.block_start_ns != 0 ? wait_hooks::monotonic_ns() - state.block_start_ns : UINT64_MAX;
+        state.block_start_ns != 0 ? wait_timing::monotonic_ns() - state.block_start_ns : UINT64_MAX;
     rt.woken_across(state, key, blocked);
   });
 }

@@ -43,7 +43,7 @@ void Runtime::after_fork_in_child() {
   // The parent's runtime is not this process's: its threads, samplers and rings stayed behind.
   active_.store(nullptr, std::memory_order_release);
   quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
-  wait_hooks::set_mode(0);
+  wait_timing::set_mode(0);
   Runtime* parent = g_forking;
   g_forking = nullptr;
   if (parent) {
@@ -65,7 +65,7 @@ void Runtime::follow_into_child() {
   lines_.clear_counts();          // the child counts its own samples
   points_.forget_published();     // and publishes its own arrivals
   JoinedRun run = run_;
-  run.role = RunRole::kFollower;
+  run.role = RunRole::kForkFollower;
   run.run->processes.fetch_add(1, std::memory_order_relaxed);
   // Never freed, as the first runtime: the child's threads may sample until it exits.
   auto* child = new Runtime(config_, points_, std::move(run), this, began);

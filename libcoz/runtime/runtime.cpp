@@ -190,7 +190,7 @@ void Runtime::drain_all_threads() {
 void Runtime::finish_shutdown() {
   active_.store(nullptr, std::memory_order_release);
   quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
-  wait_hooks::set_mode(0);
+  wait_timing::set_mode(0);
   drain_all_threads();  // so an end-to-end experiment counts every selected-line sample
   if (!root()) {
     points_.publish_arrivals();

@@ -42,7 +42,7 @@
 #include "points/progress_points.h"
 #include "profiler/experiment_runner.h"
 #include "record/profile_writer.h"
-#include "remote/member_link.h"
+#include "remote/coordinator_link.h"
 #include "runtime/program_lines.h"
 #include "runtime/reporter.h"
 #include "runtime/shared_run.h"
@@ -87,12 +87,8 @@ class Runtime {
   bool owns_this_process() const { return getpid() == pid_; }
   // Whether this process runs the experiments (the run's root), else it follows them.
   bool root() const { return run_.role == RunRole::kRoot; }
-  // What this process is in the run: the root; a follower started by exec (a program the run's
-  // processes started, which joins the run owing nothing inserted before it existed); or a
-  // forked follower (the child of a fork, going on with its parent's line map, sampler, waits
-  // and the forking thread's delay count).
-  enum class Role { kRoot, kExecFollower, kForkFollower };
-  Role role() const;
+  // What this process is in the run (shared_run.h): the root, or a follower by exec or by fork.
+  RunRole role() const { return run_.role; }
 
   // The parts the hooks act through (hooks_api.cpp), for the calling thread.
   DelayProtocol& delays() { return delays_; }
@@ -154,7 +150,7 @@ class Runtime {
   // `config` as this process's runtime uses it: a follower's messages are the root's to say
   // (Reporter: only --verbose ones from other processes), with or without `coz run`.
   static RunConfig with_root(RunConfig config, const JoinedRun& run) {
-    if (run.role == RunRole::kFollower) {
+    if (is_follower(run.role)) {
       config.root_pid = static_cast<uint64_t>(run.root_pid);
     }
     return config;
@@ -226,7 +222,7 @@ class Runtime {
   ProfileWriter writer_;
   bool write_failing_ = false;  // the last experiment block could not be written
   std::unique_ptr<ExperimentRunner> runner_;
-  std::unique_ptr<remote::MemberLink> link_;  // a member of a run across programs, or null
+  std::unique_ptr<remote::CoordinatorLink> link_;  // a member of a run across programs, or null
   bool member_credit_ = false;  // woken_by_member credits socket waits (COZ_MEMBER_CREDIT=0: not)
   std::string link_trouble_;    // what the member said of its coordinator, once (empty: nothing)
   pthread_t profiler_thread_{};

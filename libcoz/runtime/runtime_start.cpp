@@ -56,15 +56,11 @@ std::string unseen_waits_note() {
 
 }  // namespace
 
-Runtime::Role Runtime::role() const {
-  return parent_ ? Role::kForkFollower : root() ? Role::kRoot : Role::kExecFollower;
-}
-
 bool Runtime::start(const LocalDelays* forked) {
   own_fds::speak_for_program();
   begin_clocks();
-  if (role() != Role::kForkFollower) {  // a forked child has its parent's map (dl_iterate_phdr's
-    lines_.map_new_objects();           // lock may be held)
+  if (role() != RunRole::kForkFollower) {  // a forked child has its parent's map (dl_iterate_phdr's
+    lines_.map_new_objects();              // lock may be held)
   }
   const SamplerChoice sampler = pick_sampler();
   std::string error;
@@ -92,7 +88,7 @@ void Runtime::begin_clocks() {
     began_ns_ = start_ns_;
   }
   pid_ = getpid();
-  if (config_.exec_ns == 0 || config_.exec_ns > start_ns_ || role() != Role::kRoot) {
+  if (config_.exec_ns == 0 || config_.exec_ns > start_ns_ || role() != RunRole::kRoot) {
     config_.exec_ns = start_ns_;  // not started by `coz run`: count from the constructor
   }
 }
@@ -103,7 +99,7 @@ SamplerChoice Runtime::pick_sampler() const {
   // again; the root chooses and writes it there.
   SamplerChoice sampler;
   int32_t run_choice = run_.run->sampler.load(std::memory_order_acquire);
-  if (role() == Role::kForkFollower) {
+  if (role() == RunRole::kForkFollower) {
     sampler.kind = parent_->backend_->kind();
   } else if (!root() && config_.sampler == SamplerRequest::kAuto && run_choice > 0) {
     sampler.kind = static_cast<SamplerKind>(run_choice - 1);
@@ -138,8 +134,7 @@ bool Runtime::open_run(SamplerKind sampler, std::string* error) {
   runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
   runner_->set_progress_threads([this] { progress_.begin(); }, [this] { return progress_.end(); });
   if (!config_.coordinator.empty()) {
-    const char* credit = getenv("COZ_MEMBER_CREDIT");  // 0: off, to measure what it does
-    member_credit_ = !(credit && std::string(credit) == "0");
+    member_credit_ = config_.member_credit;  // COZ_MEMBER_CREDIT=0: off, to measure what it does
     if (root()) {
       join_coordinator();
     }
@@ -181,7 +176,7 @@ void Runtime::install_sampler(SamplerKind sampler) {
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
   // A forked child has the handler and the signal already (and no other thread to mask it in).
-  settings.signal = role() == Role::kForkFollower
+  settings.signal = role() == RunRole::kForkFollower
                         ? platform::sample_signal()
                         : sample_signal::install(process_signals::on_sample_signal);
   backend_ = make_sampler(sampler, settings);
@@ -190,10 +185,10 @@ void Runtime::install_sampler(SamplerKind sampler) {
 void Runtime::install_process_handlers() {
   process_signals::connect(&kSignalSink);
   process_signals::install_exit_handlers();
-  if (role() == Role::kForkFollower) {
-    wait_hooks::mark_runtime_here();  // the page of words kept wiped at fork: zeroes in a child
+  if (role() == RunRole::kForkFollower) {
+    wait_timing::mark_runtime_here();  // the page of words kept wiped at fork: zeroes in a child
   } else {
-    wait_hooks::keep_wiped_at_fork();
+    wait_timing::keep_wiped_at_fork();
   }
   static bool fork_handlers = false;  // once per image: a forked child inherits them
   if (!fork_handlers) {
@@ -208,11 +203,11 @@ bool Runtime::start_threads(const LocalDelays* forked, std::string* error) {
     return false;
   }
   switch (role()) {
-    case Role::kForkFollower:  // the forking thread's count goes on in the child's one thread
+    case RunRole::kForkFollower:  // the forking thread's count goes on in the child's one thread
       t_thread_state->delays = *forked;
       t_thread_state->quiet_word = kNotQuiet;
       break;
-    case Role::kExecFollower: {
+    case RunRole::kExecFollower: {
       // A program another process of the run started: it owes nothing of what was inserted
       // before it existed (the process that started it took that).
       uint64_t word = experiment_.ledger.word();
@@ -220,7 +215,8 @@ bool Runtime::start_threads(const LocalDelays* forked, std::string* error) {
       t_thread_state->delays.ns = epoch_count::ns(word);
       break;
     }
-    case Role::kRoot:
+    case RunRole::kRoot:
+    case RunRole::kOff:  // never started: entry.cpp leaves such a process alone
       break;
   }
   return true;
@@ -228,7 +224,7 @@ bool Runtime::start_threads(const LocalDelays* forked, std::string* error) {
 
 int Runtime::start_waits() {
   int wait_mode =
-      role() == Role::kForkFollower
+      role() == RunRole::kForkFollower
           ? blocked_.inherit(parent_->blocked_)  // the same kernel and clock: no new tests
           : blocked_.start(config_.off_cpu, *t_thread_state, config_.sampling_period_ns,
                            run_.run->wait_tests);
@@ -257,7 +253,7 @@ void Runtime::write_startup_record() {
   // Go and gcc's OpenMP park their threads with raw futex system calls, which no hook sees (of
   // OpenMP's, interpose/openmp_hooks.cpp follows regions and barriers): said at start-up and kept
   // in the profile, where coz report shows it under its summary (docs/where-it-runs.md).
-  if (role() != Role::kForkFollower) {
+  if (role() != RunRole::kForkFollower) {
     std::string unseen = unseen_waits_note();
     if (!unseen.empty()) {
       startup.begin(vocab::kWarning).field(vocab::key::kMessage, unseen);
@@ -274,11 +270,11 @@ void Runtime::go_live(int wait_mode) {
   active_.store(this, std::memory_order_release);
   quiet_hooks::g_handoffs.store(&handoffs_, std::memory_order_release);
   quiet_hooks::g_experiment.store(&experiment_, std::memory_order_release);
-  wait_hooks::set_mode(wait_mode);
-  if (role() != Role::kForkFollower) {
+  wait_timing::set_mode(wait_mode);
+  if (role() != RunRole::kForkFollower) {
     life_.attach_existing();
   }
-  if (role() == Role::kRoot) {
+  if (role() == RunRole::kRoot) {
     publish_run(run_, config_.follow_children);  // for the programs it runs
   } else {
     hooks_api::starting_process();  // a follower is in a tree from the start

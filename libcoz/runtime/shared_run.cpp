@@ -133,7 +133,7 @@ JoinedRun join_run(bool follow) {
     return joined;
   }
   run->processes.fetch_add(1, std::memory_order_relaxed);
-  joined.role = RunRole::kFollower;
+  joined.role = RunRole::kExecFollower;
   joined.shared = true;
   joined.run = run;
   return joined;

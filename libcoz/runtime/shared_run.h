@@ -46,12 +46,19 @@ struct SharedRun {
   HandoffTable handoffs;
 };
 
-// How this process takes part in the run.
+// How this process takes part in the run (the runtime's one role enum). A follower is sampled
+// and delayed, its lines and points counted, and runs no experiments.
 enum class RunRole {
-  kRoot,      // runs the experiments
-  kFollower,  // a child: sampled and delayed, its lines and points counted, no experiments
-  kOff,       // a child left unprofiled (children are not followed, or the run cannot be found)
+  kRoot,          // runs the experiments
+  kExecFollower,  // started by exec (a program the run's processes started), which joins the
+                  // run owing nothing inserted before it existed
+  kForkFollower,  // the child of a fork, going on with its parent's line map, sampler, waits
+                  // and the forking thread's delay count (Runtime::follow_into_child)
+  kOff,           // a child left unprofiled (children are not followed, or the run cannot be found)
 };
+inline bool is_follower(RunRole role) {
+  return role == RunRole::kExecFollower || role == RunRole::kForkFollower;
+}
 
 struct JoinedRun {
   RunRole role = RunRole::kOff;

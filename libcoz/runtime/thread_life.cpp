@@ -128,7 +128,7 @@ void ThreadLife::on_thread_exit(ThreadState& state) {
   progress_.departed(state);  // its visits in the open experiment are timed by what it took
   points_.close(state);
   t_thread_state = nullptr;
-  int fd = state.sampler->signal_fd();
+  int fd = state.sampler->signal_token();
   SampleAttribution::Tally tally{&attribution_};
   threads_.detach(&state, SampleAttribution::count, &tally);
   discard_stale_samples(fd);

@@ -177,7 +177,7 @@ class PerfThreadSampler : public ThreadSampler {
 
   void enable() override { ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0); }
   void disable() override { ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0); }
-  int signal_fd() const override { return signal_fd_; }
+  int signal_token() const override { return signal_fd_; }
   const volatile uint32_t* switch_count() const override { return &ring_.header()->lock; }
   uint64_t lost() const override { return lost_.load(std::memory_order_relaxed); }
 

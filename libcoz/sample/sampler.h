@@ -59,7 +59,7 @@ class ThreadSampler {
   virtual const volatile uint32_t* switch_count() const { return nullptr; }
   // The token the sample signal carries (platform::sample_token): the descriptor perf reports in
   // si_fd, the timer's own number in its value; -1 for none.
-  virtual int signal_fd() const = 0;
+  virtual int signal_token() const = 0;
   // Samples the kernel dropped because the buffer was full. Any thread may call it while the
   // sampled thread drains (in a signal handler).
   virtual uint64_t lost() const = 0;

@@ -49,7 +49,7 @@ class TimerThreadSampler : public ThreadSampler {
 
   void enable() override { arm(backend_.settings_.period_ns); }
   void disable() override { arm(0); }
-  int signal_fd() const override { return token_; }
+  int signal_token() const override { return token_; }
   uint64_t lost() const override { return lost_.load(std::memory_order_relaxed); }
   bool has_pending() const override {
     return head_.load(std::memory_order_acquire) != tail_.load(std::memory_order_relaxed);

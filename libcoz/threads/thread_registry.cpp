@@ -72,7 +72,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   }
   live_ = s;
   attached_.fetch_add(1, std::memory_order_relaxed);
-  publish_fd(s->sampler->signal_fd(), s);
+  publish_fd(s->sampler->signal_token(), s);
   s->sampler->enable();
   return s;
 }
@@ -92,7 +92,7 @@ void ThreadRegistry::detach(ThreadState* state, SampleVisitor visit, void* conte
     if (visit) {
       state->samples += state->sampler->drain(visit, context);
     }
-    publish_fd(state->sampler->signal_fd(), nullptr);
+    publish_fd(state->sampler->signal_token(), nullptr);
     state->tid.store(0, std::memory_order_release);
     lost_ += state->sampler->lost();
     closing = std::move(state->sampler);

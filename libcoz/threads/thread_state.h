@@ -29,7 +29,7 @@ struct ThreadState : ThreadDelays {
   ThreadState* next = nullptr;  // live list or free list
   ThreadState* prev = nullptr;  // live list: unlinked in O(1) at detach
   bool scanned = false;         // attached by the start-up scan of /proc/self/task
-  // For the wait hooks (wait_hooks.h), set as the thread starts: the sampler's switch counter
+  // For the wait hooks (wait_timing.h), set as the thread starts: the sampler's switch counter
   // (nullptr: the wait gate and confirm_wait tell), the thread's stack (bounds the walk for the
   // calling line: a hook on another stack, a signal's alternate stack or a coroutine's, credits
   // the direct caller only), its blocked samples' clock.

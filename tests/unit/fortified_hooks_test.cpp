@@ -13,7 +13,7 @@
 
 #include "hooks/hooks_api.h"
 #include "hooks/quiet_hooks.h"
-#include "hooks/wait_hooks.h"
+#include "hooks/wait_timing.h"
 #include "threads/thread_state.h"
 
 #if !defined(_FORTIFY_SOURCE) || _FORTIFY_SOURCE < 2 || !defined(__OPTIMIZE__)
@@ -27,8 +27,8 @@ __thread __attribute__((tls_model("initial-exec"))) ThreadState* t_thread_state 
 __thread __attribute__((tls_model("initial-exec"))) int quiet_hooks::t_inside = 0;
 std::atomic<ExperimentState*> quiet_hooks::g_experiment{nullptr};
 std::atomic<HandoffTable*> quiet_hooks::g_handoffs{nullptr};
-wait_hooks::WipedAtFork g_wiped_page;
-std::atomic<wait_hooks::WipedAtFork*> wait_hooks::g_wiped{&g_wiped_page};
+wait_timing::WipedAtFork g_wiped_page;
+std::atomic<wait_timing::WipedAtFork*> wait_timing::g_wiped{&g_wiped_page};
 
 namespace hooks_api {
 std::atomic<bool> g_in_tree{false};
@@ -36,7 +36,7 @@ std::vector<int> g_waited_fds;  // per wait that reached the runtime: the descri
 bool active() {
   return true;
 }
-void after_wait(const wait_hooks::Wait&, const void*, const void*, WaitFor waker) {
+void after_wait(const wait_timing::Wait&, const void*, const void*, WaitFor waker) {
   g_waited_fds.push_back(waker.fd);
 }
 void catch_up_fully() {}
@@ -49,7 +49,7 @@ class FortifiedHooks : public ::testing::Test {
  protected:
   void SetUp() override {
     // Every call counts as a wait (no switch counter, no gate), as for the timer sampler.
-    wait_hooks::set_mode(wait_hooks::kOn);
+    wait_timing::set_mode(wait_timing::kOn);
     t_thread_state = &thread_;
     hooks_api::g_waited_fds.clear();
     ASSERT_EQ(pipe(fds_), 0);

@@ -19,7 +19,7 @@ TEST(Location, SplitsStrictlyAndBoundsTheLine) {
   EXPECT_TRUE(l.is_file_line());
   EXPECT_EQ(l.number, 2147483647u);
   for (const char* bad : {"a.c:2147483648", "a.c:9223372036854775803", "a.c:-1", "a.c:+1", "a.c: 1",
-                          "a.c:1x", "a.c:", ":12", "a.c", "a.c:99999999999999999999"}) {
+                          "a.c:1x", "a.c:", ":12", "a.c", "a.c:0", "a.c:99999999999999999999"}) {
     l = analysis::parse_location(bad);
     EXPECT_FALSE(l.is_file_line()) << bad;
     EXPECT_EQ(l.name, bad);  // only the name

@@ -1,10 +1,10 @@
 // A run across programs, without sockets: the messages (remote/message.h), what the coordinator
 // writes of its members' records (coordinator/run_records.h), the options that hold run-wide
-// (coordinator/run_options.h), and a member's ledger raised by another's total
+// (coordinator/adopted_options.h), and a member's ledger raised by another's total
 // (DelayLedger::raise_to).
 #include <gtest/gtest.h>
 
-#include "coordinator/run_options.h"
+#include "coordinator/adopted_options.h"
 #include "coordinator/run_records.h"
 #include "experiment/delay_ledger.h"
 #include "experiment/relayed_raises.h"

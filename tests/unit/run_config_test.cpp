@@ -61,6 +61,8 @@ RunConfig everything_set() {
   c.off_cpu = false;
   c.follow_children = false;
   c.sampler = SamplerRequest::kTimer;
+  c.secret = "s3cret";
+  c.member_credit = false;
   return c;
 }
 
@@ -100,7 +102,25 @@ TEST(RunConfig, EveryVariableIsExportedOrPassedThroughOnce) {
     EXPECT_EQ(o.source == OptionSource::kFlag, o.flags != nullptr) << o.env;
   }
   size_t exported = to_environment(RunConfig()).size();
-  EXPECT_EQ(exported, names.size() - 2);  // all but COZ_DEBUG_PATH and COZ_LEDGER_TRACE, the user's
+  // All but the user's own: COZ_DEBUG_PATH, COZ_LEDGER_TRACE, COZ_SECRET, COZ_MEMBER_CREDIT.
+  EXPECT_EQ(exported, names.size() - 4);
+}
+
+TEST(RunConfig, OneOptionIsReadAloneByTheSameRow) {
+  g_env = {{"COZ_SECRET", "s3"}, {"COZ_MEMBER_CREDIT", "x"}, {"COZ_VERBOSE", "yes"}};
+  RunConfig c;
+  std::string error;
+  EXPECT_TRUE(read_from_environment("COZ_SECRET", &c, &error, lookup));
+  EXPECT_EQ(c.secret, "s3");
+  EXPECT_FALSE(read_from_environment("COZ_MEMBER_CREDIT", &c, &error, lookup));
+  EXPECT_EQ(error, "COZ_MEMBER_CREDIT='x' must be 1 or 0");
+  EXPECT_TRUE(c.member_credit);
+  EXPECT_TRUE(read_from_environment(kDebugPathVariable, &c, &error, lookup));  // unset
+  EXPECT_EQ(c, [] {
+    RunConfig expected;
+    expected.secret = "s3";
+    return expected;
+  }());
 }
 
 TEST(RunConfig, UserSyntaxIsAcceptedToo) {

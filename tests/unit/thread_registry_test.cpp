@@ -32,7 +32,7 @@ class ScriptedSampler : public ThreadSampler {
     ips_.clear();
     return n;
   }
-  int signal_fd() const override { return fd_; }
+  int signal_token() const override { return fd_; }
   uint64_t lost() const override { return 0; }
 
   bool enabled_ = false;
@@ -74,14 +74,14 @@ TEST(ThreadRegistry, AttachFindDetachRecycle) {
   ThreadState* b = registry.attach(102, &backend, &error);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(registry.by_fd(a->sampler->signal_fd()), a);
-  EXPECT_EQ(registry.by_fd(b->sampler->signal_fd()), b);
+  EXPECT_EQ(registry.by_fd(a->sampler->signal_token()), a);
+  EXPECT_EQ(registry.by_fd(b->sampler->signal_token()), b);
   EXPECT_EQ(registry.by_fd(-1), nullptr);
   EXPECT_EQ(registry.by_fd(1 << 30), nullptr);
   EXPECT_EQ(live_count(registry), 2u);
   EXPECT_TRUE(static_cast<ScriptedSampler*>(a->sampler.get())->enabled_);
 
-  int fd_a = a->sampler->signal_fd();
+  int fd_a = a->sampler->signal_token();
   std::vector<uintptr_t> drained;
   registry.detach(a, collect, &drained);
   EXPECT_EQ(drained, (std::vector<uintptr_t>{1, 2, 3}));
@@ -171,7 +171,7 @@ TEST(ThreadRegistry, ManyThreadsBeyondAnyFixedTable) {
   }
   ASSERT_GT(states.size(), 900u);
   for (ThreadState* s : states) {
-    ASSERT_EQ(registry.by_fd(s->sampler->signal_fd()), s);
+    ASSERT_EQ(registry.by_fd(s->sampler->signal_token()), s);
   }
   for (ThreadState* s : states) {
     registry.detach(s, nullptr, nullptr);

@@ -1,5 +1,5 @@
-// A member's connection to the coordinator (see member_link.h).
-#include "remote/member_link.h"
+// A member's connection to the coordinator (see coordinator_link.h).
+#include "remote/coordinator_link.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -33,12 +33,12 @@ LinkEvent lost_event() {
 
 }  // namespace
 
-MemberLink::~MemberLink() {
+CoordinatorLink::~CoordinatorLink() {
   own_fds::release(&fd_);
   own_fds::release(&profile_fd_);
 }
 
-bool MemberLink::start(const MemberSettings& settings, std::string* why) {
+bool CoordinatorLink::start(const MemberSettings& settings, std::string* why) {
   settings_ = settings;
   std::string host, port;
   if (!split_host_port(settings.address, &host, &port)) {
@@ -79,7 +79,7 @@ bool MemberLink::start(const MemberSettings& settings, std::string* why) {
   return true;
 }
 
-void MemberLink::lose(const std::string& why) {
+void CoordinatorLink::lose(const std::string& why) {
   if (state_ != State::kLost) {
     state_ = State::kLost;
     why_lost_ = why;
@@ -87,41 +87,22 @@ void MemberLink::lose(const std::string& why) {
   }
 }
 
-void MemberLink::send(const Message& m) {
+void CoordinatorLink::send(const Message& m) {
   if (state_ == State::kLost) {
     return;
   }
-  std::string line = encode(m);
-  if (out_.size() - out_sent_ + line.size() > kMaxQueued) {
-    lose("the coordinator took nothing for too long (4 MiB waiting)");
-    return;
-  }
-  out_ += line;
-}
-
-void MemberLink::flush() {
-  int fd = fd_.load();
-  while (fd >= 0 && out_sent_ < out_.size()) {
-    ssize_t n = real().send(fd, out_.data() + out_sent_, out_.size() - out_sent_,
-                            MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n < 0) {
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        lose(std::string("the connection to the coordinator failed (") + strerror(errno) + ")");
-      }
-      break;
-    }
-    out_sent_ += static_cast<size_t>(n);
-  }
-  if (out_sent_ == out_.size()) {
-    out_.clear();
-    out_sent_ = 0;
-  } else if (out_sent_ > (1u << 20)) {
-    out_.erase(0, out_sent_);
-    out_sent_ = 0;
+  if (!out_.push(encode(m))) {
+    lose("the coordinator took nothing for too long (" + SendQueue::limit_text() + " waiting)");
   }
 }
 
-void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
+void CoordinatorLink::flush() {
+  if (int failed = out_.flush(fd_.load(), real().send); failed != 0) {
+    lose(std::string("the connection to the coordinator failed (") + strerror(failed) + ")");
+  }
+}
+
+void CoordinatorLink::handle(const Message& m, std::vector<LinkEvent>* events) {
   LinkEvent e;
   uint64_t speedup = 0;
   if (m.kind == "challenge" && state_ == State::kConnecting) {
@@ -193,7 +174,7 @@ void MemberLink::handle(const Message& m, std::vector<LinkEvent>* events) {
   events->push_back(std::move(e));
 }
 
-void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
+void CoordinatorLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
   int fd = fd_.load();
   if (state_ == State::kLost || fd < 0) {
     return;
@@ -203,7 +184,7 @@ void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
     events->push_back(lost_event());
     return;
   }
-  pollfd p = {fd, static_cast<short>(POLLIN | (out_.size() > out_sent_ ? POLLOUT : 0)), 0};
+  pollfd p = {fd, static_cast<short>(POLLIN | (!out_.empty() ? POLLOUT : 0)), 0};
   if (real().poll(&p, 1, wait_ms) > 0) {
     char buf[16384];
     ssize_t n;
@@ -235,21 +216,21 @@ void MemberLink::poll(int wait_ms, std::vector<LinkEvent>* events) {
   }
 }
 
-void MemberLink::ping() {
+void CoordinatorLink::ping() {
   // Often at first (the best of several round trips), then every few seconds as clocks drift.
   uint64_t now = platform::monotonic_ns();
   send(Message("ping").with("t", now));
   next_ping_ns_ = now + (++pings_ < 10 ? 50000000 : 2000000000);
 }
 
-void MemberLink::forward_profile() {
+void CoordinatorLink::forward_profile() {
   int fd = profile_fd_.load();
   if (!joined() || fd < 0) {
     return;
   }
   char buf[65536];
   bool all_read = false;
-  while (out_.size() - out_sent_ < kMaxQueued / 2) {
+  while (out_.under_half()) {
     ssize_t n = pread(fd, buf, sizeof buf, static_cast<off_t>(profile_at_));
     if (n <= 0) {
       all_read = true;
@@ -274,7 +255,7 @@ void MemberLink::forward_profile() {
   flush();
 }
 
-void MemberLink::finish(int ms) {
+void CoordinatorLink::finish(int ms) {
   if (!ever_joined_) {
     ms = 0;  // nothing of this program's reached the coordinator: no goodbye to wait for
   }
@@ -286,7 +267,7 @@ void MemberLink::finish(int ms) {
     forward_profile();
   }
   send(Message("bye"));
-  while (state_ != State::kLost && out_sent_ < out_.size() && platform::monotonic_ns() < deadline) {
+  while (state_ != State::kLost && !out_.empty() && platform::monotonic_ns() < deadline) {
     std::vector<LinkEvent> ignored;
     poll(10, &ignored);
   }

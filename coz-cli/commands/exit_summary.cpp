@@ -1,13 +1,13 @@
-// The two lines `coz run` ends with (see run_summary.h).
-#include "commands/run_summary.h"
+// The two lines `coz run` ends with (see exit_summary.h).
+#include "commands/exit_summary.h"
 
 #include <cstdio>
 #include <set>
 
 namespace coz::cli {
 
-std::string run_summary(const std::string& profile, const analysis::Report& report,
-                        size_t this_run) {
+std::string exit_summary(const std::string& profile, const analysis::Report& report,
+                         size_t this_run) {
   std::set<std::string> lines;
   for (const analysis::Series& s : report.series) {
     lines.insert(s.line.name);

@@ -1,4 +1,4 @@
-// A member's runner (profiler/member_runner.cpp) driven by a scripted link instead of a
+// A member's runner (profiler/coordinated_experiments.cpp) driven by a scripted link instead of a
 // coordinator: it begins and ends experiments when told, sends its delay total when it rose, takes
 // the others' totals, and, end to end, writes its record as it exits and says so after
 // forwarding it.
@@ -80,15 +80,15 @@ LinkEvent event(LinkEvent::Kind kind, uint64_t experiment, uint64_t ns = 0) {
 }
 
 // A member's root: its runner on its own thread, following the scripted link.
-struct Member : test::RunnerParts {
-  Member() : RunnerParts("b.c", 5) {
+struct CoordinatedRunner : test::RunnerParts {
+  CoordinatedRunner() : RunnerParts("b.c", 5) {
     runner.emplace(RunnerSettings(), state, points, writer, 1);
     runner->follow_coordinator(
         &link, [this](const std::string& name) { return name == "b.c:5" ? line->key : 0; },
         [this](const std::string&) { lost = true; });
     profiler = std::thread([this] { runner->run([] {}); });
   }
-  ~Member() {
+  ~CoordinatedRunner() {
     if (profiler.joinable()) {
       exit();
     }
@@ -126,8 +126,8 @@ struct Member : test::RunnerParts {
   std::thread profiler;
 };
 
-TEST(MemberRunner, ItsSamplesGoOutAndTheOthersTotalsComeIn) {
-  Member m;
+TEST(CoordinatedExperiments, ItsSamplesGoOutAndTheOthersTotalsComeIn) {
+  CoordinatedRunner m;
   ASSERT_TRUE(m.began(3, false));
   EXPECT_EQ(m.state.ledger.delay_ns(), 500000u) << "50% of the 1 ms sampling period";
   LocalDelays own;
@@ -142,8 +142,8 @@ TEST(MemberRunner, ItsSamplesGoOutAndTheOthersTotalsComeIn) {
   EXPECT_EQ(m.experiments_written(), 1u);
 }
 
-TEST(MemberRunner, AWholeRunExperimentIsWrittenAsTheMemberExitsThenSaidToBeEnded) {
-  Member m;
+TEST(CoordinatedExperiments, AWholeRunExperimentIsWrittenAsTheMemberExitsThenSaidToBeEnded) {
+  CoordinatedRunner m;
   ASSERT_TRUE(m.began(1, true));
   m.exit();
   EXPECT_EQ(m.experiments_written(), 1u);
@@ -153,8 +153,8 @@ TEST(MemberRunner, AWholeRunExperimentIsWrittenAsTheMemberExitsThenSaidToBeEnded
   EXPECT_EQ(sent.back(), "ended 1");
 }
 
-TEST(MemberRunner, AMemberThatJoinsAWholeRunLateOwesNothingInsertedBeforeIt) {
-  Member m;
+TEST(CoordinatedExperiments, AMemberThatJoinsAWholeRunLateOwesNothingInsertedBeforeIt) {
+  CoordinatedRunner m;
   ASSERT_TRUE(m.began(1, true, 10000000));  // the run's total when it joined: 10 ms
   EXPECT_EQ(m.state.ledger.global_ns(), 0u) << "its threads owe none of the 10 ms";
   LocalDelays own;
@@ -166,8 +166,8 @@ TEST(MemberRunner, AMemberThatJoinsAWholeRunLateOwesNothingInsertedBeforeIt) {
       << "and the run's comes in on its own";
 }
 
-TEST(MemberRunner, AWholeRunExperimentOutlivesALostCoordinatorAndIsWrittenLocally) {
-  Member m;
+TEST(CoordinatedExperiments, AWholeRunExperimentOutlivesALostCoordinatorAndIsWrittenLocally) {
+  CoordinatedRunner m;
   ASSERT_TRUE(m.began(1, true));
   m.link.send(event(LinkEvent::Kind::kLost, 0));
   ASSERT_TRUE(eventually([&] { return m.lost.load(); }));
@@ -176,8 +176,8 @@ TEST(MemberRunner, AWholeRunExperimentOutlivesALostCoordinatorAndIsWrittenLocall
   EXPECT_EQ(m.experiments_written(), 1u);
 }
 
-TEST(MemberRunner, AnExperimentTheCoordinatorNeverEndedIsNotWritten) {
-  Member m;
+TEST(CoordinatedExperiments, AnExperimentTheCoordinatorNeverEndedIsNotWritten) {
+  CoordinatedRunner m;
   ASSERT_TRUE(m.began(2, false));
   m.exit();
   EXPECT_EQ(m.experiments_written(), 0u);

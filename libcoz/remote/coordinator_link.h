@@ -8,8 +8,8 @@
 // Threading: the profiler thread alone, then the thread that shuts the runtime down (after the
 // profiler thread has ended). Never a program's thread: the socket is non-blocking and every
 // wait is bounded, so a slow or lost coordinator costs the program nothing. Memory is bounded:
-// at most kMaxQueued bytes wait to be sent; beyond that the profile's lines wait in the local
-// file (read again once the queue drains).
+// at most SendQueue::kMaxQueued bytes wait to be sent; beyond that the profile's lines wait in
+// the local file (read again once the queue drains).
 #pragma once
 
 #include <atomic>
@@ -19,6 +19,7 @@
 
 #include "remote/link.h"
 #include "remote/message.h"
+#include "remote/send_queue.h"
 
 namespace coz::remote {
 
@@ -35,10 +36,9 @@ struct MemberSettings {
   bool end_to_end = false;
 };
 
-class MemberLink : public Link {
+class CoordinatorLink : public Link {
  public:
-  static constexpr size_t kMaxQueued = 4u << 20;
-  ~MemberLink();
+  ~CoordinatorLink();
 
   // Begins connecting. False, with `why`, when the address cannot be used at all.
   bool start(const MemberSettings& settings, std::string* why);
@@ -49,7 +49,7 @@ class MemberLink : public Link {
     send(Message("raise").with("exp", experiment).with("ns", ns).with("at", to_coordinator(at_ns)));
   }
   // Said once the profile, with the experiment's record, has been forwarded to its end (a
-  // profile that queued more than kMaxQueued / 2 goes on at the next forward_profile).
+  // profile that filled half the send queue goes on at the next forward_profile).
   void ended(uint64_t experiment) override {
     ended_ = experiment + 1;
     forward_profile();
@@ -86,8 +86,7 @@ class MemberLink : public Link {
   bool drained_ = false;     // the last forward_profile read the profile to its end
   std::string partial_;      // a profile line read only in part
   uint64_t connect_deadline_ns_ = 0;
-  std::string out_;  // queued to send
-  size_t out_sent_ = 0;
+  SendQueue out_;
   LineSplitter in_;
   std::string why_lost_;
   int64_t offset_ns_ = 0;  // the coordinator's clock minus this host's

@@ -10,7 +10,7 @@ namespace coz::cli {
 
 // Two lines for the end of `coz run`: the experiments this coz wrote (`this_run`) and in all,
 // the lines with usable data in the whole profile (`report`), and what to do when there are none.
-std::string run_summary(const std::string& profile, const analysis::Report& report,
-                        size_t this_run);
+std::string exit_summary(const std::string& profile, const analysis::Report& report,
+                         size_t this_run);
 
 }  // namespace coz::cli

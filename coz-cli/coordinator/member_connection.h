@@ -7,18 +7,17 @@
 
 #include "coordinator/run_records.h"
 #include "remote/message.h"
+#include "remote/send_queue.h"
 
 namespace coz::coordinator {
 
-struct Member {
-  static constexpr size_t kMaxQueued = 4u << 20;
+struct MemberConnection {
+  MemberConnection(int socket, std::string from);
+  ~MemberConnection();
+  MemberConnection(const MemberConnection&) = delete;
+  MemberConnection& operator=(const MemberConnection&) = delete;
 
-  Member(int socket, std::string from);
-  ~Member();
-  Member(const Member&) = delete;
-  Member& operator=(const Member&) = delete;
-
-  // Queues `m`; a member that lets 4 MiB wait is refused.
+  // Queues `m`; a member that lets the send queue fill (remote/send_queue.h) is dropped.
   void send(const remote::Message& m);
   // Sends the reason (best effort), says it once on stderr, and closes the connection.
   void refuse(const std::string& why);
@@ -27,14 +26,13 @@ struct Member {
   // Sends what is queued, as far as the socket takes it.
   void flush();
   void close();
-  bool wants_to_send() const { return out.size() > sent; }
+  bool wants_to_send() const { return !out.empty(); }
 
   int fd = -1;
   std::string peer;  // address:port
   std::string nonce;
   remote::LineSplitter in;
-  std::string out;
-  size_t sent = 0;
+  remote::SendQueue out;
   bool joined = false, closed = false, leaving = false;
   std::string host, name;  // program@host
   // The experiment: whether the member was in it as it began, the record it is sending, and

@@ -1,5 +1,6 @@
-// The wait hooks' fast path: off-CPU profiling of the program's blocking calls (read and write,
-// sockets, poll/select/epoll, fsync, sleeps, waits for children; interpose/wait_hooks.cpp).
+// The wait hooks' timing, their fast path (the hooks are interpose/wait_hooks.cpp): off-CPU
+// profiling of the program's blocking calls (read and write, sockets, poll/select/epoll, fsync,
+// sleeps, waits for children).
 //
 // A call that did not wait costs two loads of the thread's switch counter, one of the ledger's
 // word (the position a wake's credit starts from) and one read of the
@@ -26,7 +27,7 @@
 #include <x86intrin.h>
 #endif
 
-namespace coz::wait_hooks {
+namespace coz::wait_timing {
 
 // How waits are timed, set with Runtime::active() (0 while no runtime acts, or with --no-off-cpu).
 inline constexpr int kOn = 1;   // waits are measured
@@ -86,7 +87,7 @@ inline uint64_t tsc_now() {
 inline Wait begin() {
   Wait w;
   ThreadState* t = t_thread_state;
-  int mode = wait_hooks::mode();
+  int mode = wait_timing::mode();
   if (!t || quiet_hooks::t_inside != 0 || !(mode & kOn)) {
     return w;
   }
@@ -122,4 +123,4 @@ inline bool may_have_waited(const Wait& w) {
   return now - w.start >= g_wait_gate.load(std::memory_order_relaxed);
 }
 
-}  // namespace coz::wait_hooks
+}  // namespace coz::wait_timing

@@ -1,5 +1,7 @@
-// See run_options.h.
-#include "coordinator/run_options.h"
+// The run-wide options a member adopts or is refused for (see adopted_options.h).
+#include "coordinator/adopted_options.h"
+
+#include "config/file_line.h"
 
 namespace coz::coordinator {
 
@@ -9,7 +11,9 @@ Adopted adopt_run_options(const remote::Message& hello, Settings* run) {
   uint64_t speedup = 0;
   bool has_speedup = hello.number("fixed-speedup", 100, &speedup);
   bool end_to_end = hello.text("end-to-end") == "1";
-  if (!line.empty() && !run->fixed_line.empty() && line != run->fixed_line) {
+  if (!line.empty() && !parse_file_line(line)) {
+    a.refusal = "its --fixed-line " + line + " " + kNotFileLine;
+  } else if (!line.empty() && !run->fixed_line.empty() && line != run->fixed_line) {
     a.refusal = "its --fixed-line " + line + " is not the run's " + run->fixed_line;
   } else if (has_speedup && run->fixed_speedup >= 0 &&
              static_cast<int>(speedup) != run->fixed_speedup) {
