@@ -44,8 +44,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The viewer's libraries (bundled into every page `coz plot` writes) and Playwright for its
-# tests, exactly as locked. Skipped when node_modules already matches the lock file.
+# The viewer's libraries (bundled into every page `coz plot` writes), esbuild (which bundles its
+# script) and Playwright for its tests, exactly as locked. Skipped when node_modules already
+# matches the lock file.
 if [ ! -f viewer/node_modules/.package-lock.json ] || [ viewer/package-lock.json -nt viewer/node_modules/.package-lock.json ]; then
   echo "deps.sh: npm ci in viewer/"
   (cd viewer && npm ci --no-audit --no-fund --loglevel=error)

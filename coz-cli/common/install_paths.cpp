@@ -84,14 +84,12 @@ std::string find_viewer(std::string* looked_in) {
 }
 
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {
-  std::string reader, app;
+  // viewer.js is the bundle of viewer/src (the profile reader's script included).
   if (!slurp(dir + "/index.html", &viewer->index_html) ||
-      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/reader.js", &reader) ||
-      !slurp(dir + "/viewer.js", &app)) {
+      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app)) {
     *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
     return false;
   }
-  viewer->app = reader + "\n" + app;  // the reader first: the viewer calls it
   for (const char* name : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"}) {
     viewer->libs.emplace_back();
     if (!slurp(dir + "/" + name, &viewer->libs.back())) {

@@ -2,7 +2,7 @@
 // (wasm32-wasi, a reactor: no main) and inlined into every page `coz plot` writes, so the page
 // opens another profile (its file chooser, or a file dropped on it) by exactly the rules of
 // `coz report --json`, with no server and no network. The page copies each file's bytes into
-// this module's memory and gets back the report's JSON (viewer.js, openProfiles).
+// this module's memory and gets back the report's JSON (viewer/src/reader.js, open).
 //
 // Calls, in order: coz_begin(); for each file coz_alloc + coz_add (0: read; 1: refused, the
 // reason in the result); coz_report(); coz_result()/coz_result_size() read the JSON or the reason.

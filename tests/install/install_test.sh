@@ -17,8 +17,9 @@ source "$source_dir/tests/install/use_installed.sh"
 runtime=$(find "$prefix" -name libcoz.so)
 [ "$(echo "$runtime" | wc -l)" = 1 ] && [ -n "$runtime" ] || fail "one libcoz.so expected, got: $runtime"
 case "$runtime" in */coz-amp/libcoz.so) ;; *) fail "libcoz.so not in a private coz-amp directory: $runtime" ;; esac
-for f in bin/coz include/coz.h share/coz-amp/viewer/index.html share/coz-amp/viewer/vega.min.js \
-         share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt share/man/man1/coz.1 share/man/man1/coz-run.1 \
+for f in bin/coz include/coz.h share/coz-amp/viewer/index.html share/coz-amp/viewer/viewer.js \
+         share/coz-amp/viewer/vega.min.js share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt \
+         share/man/man1/coz.1 share/man/man1/coz-run.1 \
          share/man/man1/coz-report.1 share/man/man1/coz-plot.1 share/bash-completion/completions/coz \
          share/cmake/coz-amp/coz-amp-config.cmake share/pkgconfig/coz-amp.pc share/doc/coz-amp/LICENSE; do
   [ -e "$prefix/$f" ] || fail "$f was not installed"
