@@ -283,12 +283,12 @@ void Coordinator::end_experiment() {
     }
     m->in_experiment = false;
   }
-  uint64_t visits = 0;
+  MergedVisits visits;
   if (!results.empty()) {
     write(merge_experiment(open_, results, &visits), 1);
   }
   collecting_ = false;
-  cycle_.end(platform::monotonic_ns(), visits, visits);
+  cycle_.end(platform::monotonic_ns(), visits.total, visits.fewest);
 }
 
 // The cycle (experiment/experiment_cycle.h) with members: a line is asked of them, or the one

@@ -82,7 +82,7 @@ LineUse use_of_line(std::string_view text, const std::string& host, std::string*
 }
 
 std::string merge_experiment(const RunExperiment& run, const std::vector<MemberExperiment>& members,
-                             uint64_t* visits) {
+                             MergedVisits* visits) {
   // Points by type and name, summed field by field (every count in a point record adds up).
   std::map<std::pair<std::string, std::string>, Record> points;
   std::vector<std::pair<std::string, std::string>> order;
@@ -91,7 +91,12 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
   const Record* timing = nullptr;
   std::vector<Record> records;
   records.reserve(members.size());
-  *visits = 0;
+  *visits = MergedVisits{};
+  auto visits_of = [](const Record& p) {
+    return p.kind == RecordKind::kThroughputPoint ? number(p, vocab::key::kDelta)
+           : p.kind == RecordKind::kLatencyPoint  ? number(p, vocab::key::kArrivals)
+                                                  : 0;
+  };
   for (const MemberExperiment& m : members) {
     records.push_back(parse(m.experiment));
     const Record& e = records.back();
@@ -100,10 +105,7 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
     uint64_t seen = 0;
     for (const std::string& text : m.points) {
       Record p = parse(text);
-      uint64_t n = p.kind == RecordKind::kThroughputPoint ? number(p, vocab::key::kDelta)
-                   : p.kind == RecordKind::kLatencyPoint  ? number(p, vocab::key::kArrivals)
-                                                          : 0;
-      seen += n;
+      seen += visits_of(p);
       auto key = std::make_pair(p.type, p.text(vocab::key::kName));
       auto it = points.find(key);
       if (it == points.end()) {
@@ -117,11 +119,15 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
         }
       }
     }
-    *visits += seen;
+    visits->total += seen;
     if (seen > most_visits || (!timing && seen == most_visits && seen > 0)) {
       most_visits = seen;
       timing = &records.back();
     }
+  }
+  for (size_t i = 0; i < order.size(); i++) {  // every point some member has visited at all
+    uint64_t n = visits_of(points.at(order[i]));
+    visits->fewest = i == 0 ? n : std::min(visits->fewest, n);
   }
   uint64_t elapsed = timing ? number(*timing, vocab::key::kElapsed) : run.elapsed_ns;
   // The delay total is the run's: the highest any member ended with. Each member's own record

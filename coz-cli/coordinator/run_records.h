@@ -46,9 +46,15 @@ struct RunExperiment {
 // whose points saw the most visits, whose clock measured them (the coordinator's own when no
 // member has points); the delays inserted, the highest total any member ended with (the run's
 // total: each member's record has all its own raises, which reach the others late);
-// selected-line samples summed.
+// selected-line samples summed. `visits`: the points' visits in all (throughput deltas, latency
+// arrivals) and at the least visited point, as the experiment cycle takes them
+// (ExperimentCycle::end).
+struct MergedVisits {
+  uint64_t total = 0;
+  uint64_t fewest = 0;
+};
 std::string merge_experiment(const RunExperiment& run, const std::vector<MemberExperiment>& members,
-                             uint64_t* visits);
+                             MergedVisits* visits);
 
 // The coordinator's own startup record (the run's root: coz-coordinate@HOST) and its runtime
 // record (`ran_ns` from the first member's join), each a line ending in a newline.

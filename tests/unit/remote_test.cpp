@@ -105,7 +105,7 @@ TEST(RunRecords, AnExperimentIsMergedFromItsMembers) {
       {"experiment\tselected=back.c:62\tspeedup=0.50\tduration=1\tselected-samples=0\t"
        "elapsed=400000000\tinserted=16000000",
        {"throughput-point\tname=front.c:9\tdelta=10"}}};
-  uint64_t visits = 0;
+  coordinator::MergedVisits visits;
   std::string block = coordinator::merge_experiment(run, members, &visits);
   // The elapsed time of the member whose points saw the most visits, the highest delay total any
   // member ended with (the back's own: its last raises had not reached the front); points summed
@@ -116,7 +116,8 @@ TEST(RunRecords, AnExperimentIsMergedFromItsMembers) {
       "elapsed=500000000\tdelays=34\tdelay-size=500000\tinserted=17000000\tstart=10\trun=5\n"
       "throughput-point\tname=front.c:9\tdelta=1010\n"
       "latency-point\tname=req\tarrivals=4\tdepartures=3\tdifference=1\tin-flight-ns=7\n");
-  EXPECT_EQ(visits, 1014u);
+  EXPECT_EQ(visits.total, 1014u);
+  EXPECT_EQ(visits.fewest, 4u) << "the least visited point, over the members: req";
 }
 
 TEST(RunRecords, WithoutPointsTheCoordinatorsOwnTimeIsUsed) {
@@ -124,12 +125,13 @@ TEST(RunRecords, WithoutPointsTheCoordinatorsOwnTimeIsUsed) {
   run.line = "a.c:1";
   run.elapsed_ns = 100;
   run.inserted_ns = 300;  // never more than the time itself
-  uint64_t visits = 0;
+  coordinator::MergedVisits visits;
   std::string block = coordinator::merge_experiment(
       run, {{"experiment\tselected=a.c:1\tselected-samples=1", {}}}, &visits);
   EXPECT_NE(block.find("\tduration=0\t"), std::string::npos) << block;
   EXPECT_NE(block.find("\telapsed=100\t"), std::string::npos) << block;
-  EXPECT_EQ(visits, 0u);
+  EXPECT_EQ(visits.total, 0u);
+  EXPECT_EQ(visits.fewest, 0u);
 }
 
 TEST(RunOptions, TheFirstToNameAnExperimentSetsItForTheWholeRun) {
