@@ -66,7 +66,7 @@ struct RunConfig {
   std::string debug_path;     // extra directories for separate debug files
   std::string ledger_trace;   // a debugging trace of the delay protocol (delays/ledger_trace.h)
   std::string secret;         // a run across programs' shared secret, instead of secret_file
-  bool member_credit = true;  // a member's socket waits are credited (runtime/coordinated.cpp)
+  bool member_credit = true;  // a member's socket waits are credited (runtime/membership.h)
 };
 
 bool operator==(const RunConfig& a, const RunConfig& b);

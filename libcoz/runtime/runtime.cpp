@@ -210,14 +210,7 @@ void Runtime::finish_shutdown() {
         "error: could not append the final records to " + config_.output + " (" + why + ")", true);
   }
   writer_.close();
-  if (link_) {
-    link_->finish(1000);  // the profile's last records, then goodbye
-    if (link_trouble_.empty() && !link_->ever_joined()) {  // it ended before the link could tell
-      reporter_.say("warning: cannot reach the coordinator at " + config_.coordinator +
-                        "; this program's records are only in " + config_.output,
-                    true);
-    }
-  }
+  membership_.finish();
   if (root()) {
     say_what_no_process_had();
   }

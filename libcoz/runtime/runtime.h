@@ -42,7 +42,7 @@
 #include "points/progress_points.h"
 #include "profiler/experiment_runner.h"
 #include "record/profile_writer.h"
-#include "remote/coordinator_link.h"
+#include "runtime/membership.h"
 #include "runtime/program_lines.h"
 #include "runtime/reporter.h"
 #include "runtime/shared_run.h"
@@ -107,13 +107,8 @@ class Runtime {
       delays_.woken_across(t, run_.run->handoffs, key, waited_ns);
     }
   }
-  // In a run across programs: a wait on socket `fd` that data ended (fd -1: an epoll_wait or
-  // select that returned ready descriptors it does not name). Its sender is taken for a
-  // thread of another member, whose count is every raise the other members made before it sent:
-  // the thread is credited with those, as a wait ended by a thread of this process is credited
-  // with the waker's count, including raises that reach this member only later
-  // (DelayProtocol::credit_relayed).
-  void woken_by_member(ThreadState& t, int fd);
+  // In a run across programs: a wait on socket `fd` that data ended (Membership::woken).
+  void woken_by_member(ThreadState& t, int fd) { membership_.woken(t, fd); }
   ThreadLife& threads() { return life_; }
   // COZ_ARRIVAL's first visit in the calling thread: a counter of that thread's own. Locks and
   // allocates.
@@ -133,8 +128,6 @@ class Runtime {
   // The run's lines resolved, the profile opened and the experiment runner made; false with
   // `error` when profiling cannot run here.
   bool open_run(SamplerKind sampler, std::string* error);
-  // The root of a member of a run across programs (--coordinator): joins it (coordinated.cpp).
-  void join_coordinator();
   void install_sampler(SamplerKind sampler);
   // SIGINT/SIGTERM, the page wiped at fork, fork()'s handlers.
   void install_process_handlers();
@@ -222,9 +215,7 @@ class Runtime {
   ProfileWriter writer_;
   bool write_failing_ = false;  // the last experiment block could not be written
   std::unique_ptr<ExperimentRunner> runner_;
-  std::unique_ptr<remote::CoordinatorLink> link_;  // a member of a run across programs, or null
-  bool member_credit_ = false;  // woken_by_member credits socket waits (COZ_MEMBER_CREDIT=0: not)
-  std::string link_trouble_;    // what the member said of its coordinator, once (empty: nothing)
+  Membership membership_{config_, reporter_, delays_};  // in a run across programs
   pthread_t profiler_thread_{};
   bool profiler_running_ = false;
 

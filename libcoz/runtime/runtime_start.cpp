@@ -134,10 +134,7 @@ bool Runtime::open_run(SamplerKind sampler, std::string* error) {
   runner_->set_on_write([this](bool ok, const std::string& why) { note_write(ok, why); });
   runner_->set_progress_threads([this] { progress_.begin(); }, [this] { return progress_.end(); });
   if (!config_.coordinator.empty()) {
-    member_credit_ = config_.member_credit;  // COZ_MEMBER_CREDIT=0: off, to measure what it does
-    if (root()) {
-      join_coordinator();
-    }
+    membership_.take_part(root(), *runner_, lines_.table());
   }
   return true;
 }
