@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh demo
 # Only what the demo runs: the runtime, the CLI, the example, and the viewer `coz plot` bundles
-# (on a fresh clone of a two-core machine 75 s, apt and npm included, against about 200 s for
-# everything, the tests included).
+# (137 build steps of the 324 the test command's build has: no tests, and no profile reader
+# unless its toolchain is installed; docs/testing.md has the times).
 bash scripts/build.sh coz coz_cli coz-example coz_viewer
 rm -f build/example.coz
 # Four short runs with 20 ms experiments give every hot line a few speedups to compare.

@@ -4,8 +4,8 @@
 # everything is already there.
 # usage: scripts/deps.sh [demo]
 #   demo  only what scripts/demo.sh needs: the compilers, the libraries the build links, Node.js
-#         and npm (its apt step is a third of the whole one's: no clang, no wasm32 libraries, no
-#         Chromium)
+#         and npm; no clang, wasm32 libraries or Chromium (on a fresh Debian 12, 425 packages and
+#         116 MB to fetch instead of 597 and 349 MB; 335 of the 425 are Debian's npm)
 #   (none) everything, to build and test the whole project (scripts/test.sh, scripts/package.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
