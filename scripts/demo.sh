@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds, and profiles the bundled example program.
+# Installs what the demo needs (not the tests' tools: scripts/deps.sh demo), builds, and profiles
+# the bundled example program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh demo
 # Only what the demo runs: the runtime, the CLI, the example, and the viewer `coz plot` bundles
-# (on a fresh clone of a two-core machine 75 s, apt and npm included, against about 200 s for
-# everything, the tests included).
+# (137 build steps of the 324 the test command's build has: no tests, and no profile reader
+# unless its toolchain is installed; docs/testing.md has the times).
 bash scripts/build.sh coz coz_cli coz-example coz_viewer
 rm -f build/example.coz
 # Four short runs with 20 ms experiments give every hot line a few speedups to compare.
@@ -16,3 +17,8 @@ echo
 echo "Profile: $(pwd)/build/example.coz"
 # The same profile as a page that opens from disk, with no server and no network.
 echo "Report:  $(./build/bin/coz plot -o "$(pwd)/build/example.html" build/example.coz)"
+if [ ! -f build/share/coz-amp/viewer/coz-reader.wasm ]; then
+  # Built without the WebAssembly toolchain (scripts/deps.sh installs it; the test command does).
+  echo "         (its \"open profile\" takes JSON reports, coz report --json; .coz profiles need the"
+  echo "         profile reader, built once \`bash scripts/deps.sh\` has installed its toolchain)"
+fi

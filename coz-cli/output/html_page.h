@@ -19,7 +19,8 @@ struct ViewerFiles {
   std::string style;
   std::string app;
   std::vector<std::string> libs;  // vega, vega-lite, vega-embed, in load order
-  std::string reader_wasm;        // coz-reader.wasm: the page's own profile reader (binary)
+  std::string reader_wasm;        // coz-reader.wasm: the page's own profile reader (binary), or
+                                  // empty in a build without it
 };
 
 // The analysis a page shows: coz report's, but lines down to two distinct speedups (the page

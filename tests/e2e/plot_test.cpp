@@ -130,6 +130,23 @@ TEST(CozPlot, ClearErrors) {
   EXPECT_NE(place.err.find("cannot write"), std::string::npos) << place.err;
 }
 
+// A build without the WebAssembly toolchain (COZ_PAGE_READER=AUTO, as the demo's) has a viewer
+// without coz-reader.wasm: its pages show their profile all the same, with an empty reader.
+TEST(CozPlot, ViewerWithoutTheReader) {
+  TempDir dir;
+  std::string cli = COZ_TEST_CLI;
+  std::string viewer = cli.substr(0, cli.rfind('/')) + "/../share/coz-amp/viewer";
+  std::string copy = dir.file("viewer");
+  ASSERT_EQ(run_process({"cp", "-r", viewer, copy}).status, 0);
+  ASSERT_EQ(std::remove((copy + "/coz-reader.wasm").c_str()), 0) << "the tests' build has a reader";
+  auto r = run_process({COZ_TEST_CLI, "plot", "-o", dir.file("p.html"), golden("throughput.coz")},
+                       "", {{"COZ_VIEWER_DIR", copy}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = slurp(dir.file("p.html"));
+  EXPECT_NE(html.find("id=\"coz-reader\"></script>"), std::string::npos);
+  EXPECT_NE(html.find("id=\"coz-report\""), std::string::npos);
+}
+
 // Sends one request to the server and returns the whole response.
 std::string http_get(const test::PlotServer& server, const std::string& target) {
   int fd = server.connect_to();

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the Debian package as a packager would (scripts/package.sh, its own build directory),
-# then checks its control fields and contents and uses the extracted tree: `coz run`, `coz report`
-# and `coz plot` from it, and a program built against its header. Installing it for real
-# (`apt-get install ./coz-amp_*.deb`) would replace the machine's coz-profiler, so the test stops
-# at extraction. Exit 77 (skipped) without dpkg-deb or with COZ_SKIP_DEB=1.
+# Packages the tests' own build tree as a packager's would be (scripts/package.sh --built: cpack,
+# for /usr, from the objects already built, so nothing is compiled twice), then checks the .deb's
+# control fields and contents and uses the extracted tree: `coz run`, `coz report` and
+# `coz plot` from it, and the sample projects built against its header with find_package and
+# pkg-config. Installing it for real (`apt-get install ./coz-amp_*.deb`) would replace the
+# machine's coz-profiler, so the test stops at extraction. Exit 77 (skipped) without dpkg-deb or
+# with COZ_SKIP_DEB=1.
 # usage: deb_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build="$1"
@@ -15,7 +17,8 @@ fi
 fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$source_dir/tests/install/use_installed.sh"
 dir="$build/deb-test"
-deb=$(BUILD_DIR="$dir" bash "$source_dir/scripts/package.sh" | tail -1)
+rm -rf "$dir"
+deb=$(bash "$source_dir/scripts/package.sh" --built "$build" "$dir" | tail -1)
 [ -f "$deb" ] || fail "scripts/package.sh made no .deb (said: $deb)"
 
 field() { dpkg-deb -f "$deb" "$1"; }
@@ -30,6 +33,7 @@ done
 contents=$(dpkg-deb -c "$deb" | awk '{print $NF}')
 for f in ./usr/bin/coz ./usr/include/coz.h ./usr/share/man/man1/coz.1 ./usr/share/man/man1/coz-run.1 \
          ./usr/share/coz-amp/viewer/vega-lite.min.js ./usr/share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt \
+         ./usr/share/coz-amp/viewer/coz-reader.wasm \
          ./usr/share/bash-completion/completions/coz ./usr/share/pkgconfig/coz-amp.pc \
          ./usr/share/cmake/coz-amp/coz-amp-config.cmake ./usr/share/doc/coz-amp/copyright; do
   grep -qxF "$f" <<<"$contents" || fail "$f is not in the package"
@@ -43,7 +47,7 @@ fi
 root="$dir/root"
 rm -rf "$root"
 dpkg-deb -x "$deb" "$root"
-cd "$dir"
-gcc -g -O1 -I"$root/usr/include" -o sample "$source_dir/tests/install/sample/main.c"
-use_installed "$root/usr/bin/coz" ./sample
+grep -q "/usr/share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt" "$root/usr/share/doc/coz-amp/copyright" ||
+  fail "the copyright file does not say where the bundled libraries' licences are"
+build_samples "$root/usr" "$dir/work"
 echo "$deb: $(field Version), $(dpkg-deb -f "$deb" Installed-Size) KiB installed"

@@ -18,7 +18,8 @@ runtime=$(find "$prefix" -name libcoz.so)
 [ "$(echo "$runtime" | wc -l)" = 1 ] && [ -n "$runtime" ] || fail "one libcoz.so expected, got: $runtime"
 case "$runtime" in */coz-amp/libcoz.so) ;; *) fail "libcoz.so not in a private coz-amp directory: $runtime" ;; esac
 for f in bin/coz include/coz.h share/coz-amp/viewer/index.html share/coz-amp/viewer/viewer.js \
-         share/coz-amp/viewer/vega.min.js share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt \
+         share/coz-amp/viewer/vega.min.js share/coz-amp/viewer/coz-reader.wasm \
+         share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt \
          share/man/man1/coz.1 share/man/man1/coz-run.1 \
          share/man/man1/coz-report.1 share/man/man1/coz-plot.1 share/bash-completion/completions/coz \
          share/cmake/coz-amp/coz-amp-config.cmake share/pkgconfig/coz-amp.pc share/doc/coz-amp/LICENSE; do
@@ -59,20 +60,6 @@ offered=" $(complete_words coz r) "
 [[ " $(complete_words coz run --speed) " == *" --speedup-step "* ]] ||
   fail "completion of 'coz run --speed': $(complete_words coz run --speed)"
 
-# --- the sample projects, built against the installed header ------------------------------------
-work="$prefix/work"
-mkdir -p "$work"
-cmake -S "$source_dir/tests/install/sample" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null ||
-  fail "find_package(coz-amp) failed"
-cmake --build "$work/cmake" >/dev/null || fail "the CMake sample does not build"
-[ "$(cat "$work/cmake/coz-executable.txt")" -ef "$prefix/bin/coz" ] || fail "COZ_AMP_EXECUTABLE is not the installed coz"
-cp "$source_dir/tests/install/sample/main.c" "$source_dir/tests/install/sample/Makefile" "$work/"
-PKG_CONFIG_PATH="$prefix/share/pkgconfig" make -s -C "$work" sample >/dev/null || fail "the Makefile sample does not build"
-[[ $(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --cflags coz-amp) == *"$prefix"* ]] ||
-  fail "pkg-config --cflags coz-amp does not point into the prefix"
-
-# --- the installed coz profiles both samples, reports and plots them -----------------------------
-cd "$work"
-use_installed "$prefix/bin/coz" ./cmake/sample
-use_installed "$prefix/bin/coz" ./sample
+# --- the sample projects, built against the installed header, profiled by the installed coz --
+build_samples "$prefix" "$prefix/work"
 echo "installed coz ran with $runtime"

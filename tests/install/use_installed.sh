@@ -18,3 +18,23 @@ use_installed() {
   "$coz" plot -o p.html p.coz >/dev/null 2>&1 || status=$?
   [ "$status" -le 1 ] && [ -s p.html ] || fail "$coz plot exited $status"
 }
+
+# build_samples PREFIX WORK: builds the two sample projects (tests/install/sample) in WORK against
+# the header installed in PREFIX, one with CMake's find_package(coz-amp) and one with a Makefile
+# and pkg-config, then profiles, reports and plots each with PREFIX/bin/coz (use_installed).
+# Needs source_dir (the caller's).
+build_samples() {
+  local prefix="$1" work="$2"
+  mkdir -p "$work"
+  cmake -S "$source_dir/tests/install/sample" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null ||
+    fail "find_package(coz-amp) failed"
+  cmake --build "$work/cmake" >/dev/null || fail "the CMake sample does not build"
+  [ "$(cat "$work/cmake/coz-executable.txt")" -ef "$prefix/bin/coz" ] ||
+    fail "COZ_AMP_EXECUTABLE is not the installed coz"
+  cp "$source_dir/tests/install/sample/main.c" "$source_dir/tests/install/sample/Makefile" "$work/"
+  PKG_CONFIG_PATH="$prefix/share/pkgconfig" make -s -C "$work" sample >/dev/null ||
+    fail "the Makefile sample does not build"
+  [[ $(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --cflags coz-amp) == *"$prefix"* ]] ||
+    fail "pkg-config --cflags coz-amp does not point into the prefix"
+  (cd "$work" && use_installed "$prefix/bin/coz" ./cmake/sample && use_installed "$prefix/bin/coz" ./sample)
+}

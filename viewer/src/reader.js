@@ -15,7 +15,9 @@ async function instantiate() {
   const holder = document.getElementById('coz-reader');
   const text = holder ? holder.textContent.trim() : '';
   if (!text) {
-    throw new Error('this page carries no profile reader (write it again with coz plot)');
+    // coz built without its WebAssembly toolchain (COZ_PAGE_READER) writes pages without one.
+    throw new Error('this page has no profile reader (its coz was built without one): open a ' +
+                    'JSON report instead, written by coz report --json PROFILE > report.json');
   }
   const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   const module = await WebAssembly.compile(bytes);
