@@ -146,7 +146,7 @@ void Coordinator::on_hello(MemberConnection& m, const Message& msg) {
   m.send(Message("welcome"));
   fprintf(stderr, "coz coordinate: %s (pid %llu) joined from %s\n", m.name.c_str(),
           static_cast<unsigned long long>(pid), m.peer.c_str());
-  if (whole_run_begun_ && phase() == Phase::kRunning) {  // the one experiment: join it now
+  if (whole_run_begun_ && cycle_.current() == Phase::kRunning) {  // the one experiment: join it
     m.in_experiment = true;
     m.send(begin_message());
   }
@@ -155,7 +155,7 @@ void Coordinator::on_hello(MemberConnection& m, const Message& msg) {
   }
 }
 
-// A member's --fixed-line, --fixed-speedup and --end-to-end hold run-wide (run_options.h).
+// A member's --fixed-line, --fixed-speedup and --end-to-end hold run-wide (adopted_options.h).
 bool Coordinator::take_run_options(MemberConnection& m, const Message& hello) {
   bool was_end_to_end = settings_.end_to_end;
   Adopted a = coordinator::adopt_run_options(hello, &settings_);
@@ -167,7 +167,7 @@ bool Coordinator::take_run_options(MemberConnection& m, const Message& hello) {
     fprintf(stderr, "coz coordinate: %s, from %s, for the whole run\n", option.c_str(),
             m.peer.c_str());
   }
-  if (!was_end_to_end && settings_.end_to_end && phase() == Phase::kRunning) {
+  if (!was_end_to_end && settings_.end_to_end && cycle_.current() == Phase::kRunning) {
     cycle_.end_now();  // the experiment under way ends now; the run's one follows it
   }
   return true;
@@ -213,7 +213,9 @@ void Coordinator::on_message(MemberConnection& m, const Message& msg) {
     }
   } else if (msg.kind == "raise" && msg.number("exp", UINT64_MAX, &exp) &&
              msg.number("ns", uint64_t{1} << 46, &ns) && msg.number("at", UINT64_MAX, &at)) {
-    if (phase() == Phase::kRunning && exp == cycle_.experiments() && ns > open_.inserted_ns) {
+    // Until the end is sent (advance), even once the length has passed.
+    if (cycle_.current() == Phase::kRunning && exp == cycle_.experiments() &&
+        ns > open_.inserted_ns) {
       open_.inserted_ns = ns;
       broadcast(Message("raise").with("exp", exp).with("ns", ns).with("at", at), &m);
     }
@@ -238,8 +240,9 @@ void Coordinator::begin(const std::string& line) {
   open_.line = line;
   open_start_ns_ = platform::monotonic_ns();
   whole_run_begun_ = settings_.end_to_end;  // before the message, which says so
-  // --fixed-speedup as a member may have given it since (run_options.h), or drawn.
-  open_.speedup = cycle_.begin(open_start_ns_, whole_run_begun_, settings_.fixed_speedup);
+  // --fixed-speedup as a member may have given it since (adopted_options.h), or drawn.
+  open_.speedup = cycle_.speedup(settings_.fixed_speedup);
+  cycle_.begin(open_start_ns_, whole_run_begun_);
   asked_ = false;
   open_.start_ns = open_start_ns_ - began_ns_;
   open_.run_id = static_cast<uint64_t>(getpid());

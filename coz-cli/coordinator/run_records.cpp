@@ -92,10 +92,13 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
   std::vector<Record> records;
   records.reserve(members.size());
   *visits = MergedVisits{};
+  // A point's visits as the local runner counts them (ExperimentResult::visits): throughput
+  // visits, latency arrivals and departures; an arrival-only record is no progress point's.
   auto visits_of = [](const Record& p) {
     return p.kind == RecordKind::kThroughputPoint ? number(p, vocab::key::kDelta)
-           : p.kind == RecordKind::kLatencyPoint  ? number(p, vocab::key::kArrivals)
-                                                  : 0;
+           : p.kind == RecordKind::kLatencyPoint
+               ? number(p, vocab::key::kArrivals) + number(p, vocab::key::kDepartures)
+               : 0;
   };
   for (const MemberExperiment& m : members) {
     records.push_back(parse(m.experiment));
@@ -125,9 +128,15 @@ std::string merge_experiment(const RunExperiment& run, const std::vector<MemberE
       timing = &records.back();
     }
   }
-  for (size_t i = 0; i < order.size(); i++) {  // every point some member has visited at all
-    uint64_t n = visits_of(points.at(order[i]));
-    visits->fewest = i == 0 ? n : std::min(visits->fewest, n);
+  visits->fewest = UINT64_MAX;
+  for (const auto& key : order) {  // every progress point some member has visited at all
+    const Record& p = points.at(key);
+    if (p.kind == RecordKind::kThroughputPoint || p.kind == RecordKind::kLatencyPoint) {
+      visits->fewest = std::min(visits->fewest, visits_of(p));
+    }
+  }
+  if (visits->fewest == UINT64_MAX) {
+    visits->fewest = 0;
   }
   uint64_t elapsed = timing ? number(*timing, vocab::key::kElapsed) : run.elapsed_ns;
   // The delay total is the run's: the highest any member ended with. Each member's own record

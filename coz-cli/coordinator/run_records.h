@@ -46,9 +46,9 @@ struct RunExperiment {
 // whose points saw the most visits, whose clock measured them (the coordinator's own when no
 // member has points); the delays inserted, the highest total any member ended with (the run's
 // total: each member's record has all its own raises, which reach the others late);
-// selected-line samples summed. `visits`: the points' visits in all (throughput deltas, latency
-// arrivals) and at the least visited point, as the experiment cycle takes them
-// (ExperimentCycle::end).
+// selected-line samples summed. `visits`: the progress points' visits in all (throughput deltas,
+// latency arrivals and departures) and at the least visited one, as the local runner counts them
+// for the experiment cycle (ExperimentCycle::end).
 struct MergedVisits {
   uint64_t total = 0;
   uint64_t fewest = 0;

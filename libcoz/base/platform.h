@@ -51,7 +51,7 @@ inline void set_sample_signal(int sig) {
 // program's own timers on the signal carry whatever value it chose, which the handler forwards.
 inline constexpr uint64_t kTimerSampleTag = 0xC02A5A3Bull << 32;
 
-// The sampler token a signal carries (ThreadSampler::signal_fd), in either engine's form: perf's
+// The sampler token a signal carries (ThreadSampler::signal_token), in either engine's form: perf's
 // descriptor (si_fd of a POLL_* signal, through F_SETSIG) or the timer's number (an SI_TIMER value
 // with the tag above); -1 for any other signal. Known here, below the engines, because the hooks
 // must tell samples from the program's own signals before any engine exists.

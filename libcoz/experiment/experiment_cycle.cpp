@@ -12,11 +12,10 @@ ExperimentCycle::Phase ExperimentCycle::phase(uint64_t now) {
   return phase_;
 }
 
-int ExperimentCycle::begin(uint64_t now, bool whole_run, int speedup) {
+void ExperimentCycle::begin(uint64_t now, bool whole_run) {
   experiments_++;
   phase_ = Phase::kRunning;
   until_ns_ = whole_run ? kNever : now + scheduler_.length_ns();
-  return speedup >= 0 ? speedup : scheduler_.draw_speedup(random_);
 }
 
 void ExperimentCycle::end(uint64_t now, uint64_t visits, uint64_t fewest) {

@@ -30,9 +30,14 @@ class ExperimentCycle {
   // The phase at `now`: running turns to ending once its length has passed, cooling off to
   // choosing once the cool-off has.
   Phase phase(uint64_t now);
-  // The experiment begins at `now` (a line was found while choosing, or told by a coordinator)
-  // at `speedup` percent, drawn by the scheduler when -1. Returns the speedup.
-  int begin(uint64_t now, bool whole_run, int speedup = -1);
+  // The phase as last moved, without looking at the time: for a caller between two steps (a
+  // message while the experiment's end is still to be sent).
+  Phase current() const { return phase_; }
+  // The next experiment's speedup in percent: `given`, or drawn by the scheduler when -1.
+  int speedup(int given = -1) { return given >= 0 ? given : scheduler_.draw_speedup(random_); }
+  // The experiment begins at `now` (a line was found while choosing, or told by a coordinator),
+  // once it is set up: its length counts from here.
+  void begin(uint64_t now, bool whole_run);
   // The open experiment has ended with `visits` progress visits, `fewest` at its least visited
   // point (Scheduler::finished): the next one's length adapts, and the cool-off begins at `now`.
   void end(uint64_t now, uint64_t visits, uint64_t fewest);

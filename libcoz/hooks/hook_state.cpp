@@ -1,4 +1,4 @@
-// The hooks' process-wide and per-thread state (hook_state.h, quiet_hooks.h, wait_hooks.h),
+// The hooks' process-wide and per-thread state (hook_state.h, quiet_hooks.h, wait_timing.h),
 // defined once here, below the runtime.
 #include "hooks/hook_state.h"
 

@@ -125,7 +125,7 @@ void ExperimentRunner::begin(const Choice& line, int speedup) {
   state_.offered.clear();  // an offer racing the store above
   open_ = Open();
   open_.line = line;
-  open_.speedup = cycle_.begin(now_ns(), settings_.end_to_end, speedup);
+  open_.speedup = cycle_.speedup(speedup);
   open_.delay_ns = settings_.sampling_period_ns * static_cast<uint64_t>(open_.speedup) / 100;
   open_.points = snapshot();
   state_.selected_samples.store(0, std::memory_order_relaxed);
@@ -140,6 +140,7 @@ void ExperimentRunner::begin(const Choice& line, int speedup) {
   state_.selected.store(line.key, std::memory_order_release);
   open_.start_ns = now_ns();
   open_.tick_ns = open_.start_ns;
+  cycle_.begin(open_.start_ns, settings_.end_to_end);  // its length from here, set up
   is_open_ = true;
 }
 

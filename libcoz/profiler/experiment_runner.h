@@ -43,8 +43,9 @@ struct RunnerSettings {
   uint64_t sampling_period_ns = kDefaultSamplingPeriodNs;
   AmplifySettings amplify;  // load amplification in force in every experiment
   uint64_t run_id = 0;      // written on each experiment (`run`) when set
-  // The clock experiments are timed by (monotonic nanoseconds); null: the real monotonic clock.
-  // Tests inject their own.
+  // The clock experiments are timed by (monotonic nanoseconds), which also moves the experiment
+  // cycle in run(): an injected clock must advance; null: the real monotonic clock. Tests inject
+  // their own.
   uint64_t (*clock)() = nullptr;
 };
 

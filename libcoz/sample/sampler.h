@@ -77,7 +77,7 @@ enum class SamplerKind { kPerf, kTimer };
 
 // A sampling signal as the engine that sent it reads it.
 struct SignalSample {
-  int token = -1;   // the sending sampler's (ThreadSampler::signal_fd)
+  int token = -1;   // the sending sampler's (ThreadSampler::signal_token)
   int overrun = 0;  // periods it stands for beyond one (a timer's overruns)
 };
 

@@ -116,8 +116,21 @@ TEST(RunRecords, AnExperimentIsMergedFromItsMembers) {
       "elapsed=500000000\tdelays=34\tdelay-size=500000\tinserted=17000000\tstart=10\trun=5\n"
       "throughput-point\tname=front.c:9\tdelta=1010\n"
       "latency-point\tname=req\tarrivals=4\tdepartures=3\tdifference=1\tin-flight-ns=7\n");
-  EXPECT_EQ(visits.total, 1014u);
-  EXPECT_EQ(visits.fewest, 4u) << "the least visited point, over the members: req";
+  EXPECT_EQ(visits.total, 1017u) << "a latency point's arrivals and departures";
+  EXPECT_EQ(visits.fewest, 7u) << "the least visited point, over the members: req";
+}
+
+TEST(RunRecords, AnArrivalCountIsNoProgressPointsVisits) {
+  coordinator::RunExperiment run;
+  run.line = "a.c:1";
+  coordinator::MergedVisits visits;
+  coordinator::merge_experiment(
+      run,
+      {{"experiment\tselected=a.c:1\telapsed=100",
+        {"throughput-point\tname=done\tdelta=300", "arrival-point\tname=req\tarrivals=0"}}},
+      &visits);
+  EXPECT_EQ(visits.total, 300u);
+  EXPECT_EQ(visits.fewest, 300u) << "so a busy run's experiments may still shorten";
 }
 
 TEST(RunRecords, WithoutPointsTheCoordinatorsOwnTimeIsUsed) {
