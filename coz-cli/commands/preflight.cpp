@@ -18,6 +18,7 @@
 #include "line/elf_sections.h"
 #include "line/line_map.h"
 #include "record/profile_writer.h"
+#include "sample/perf_sampler.h"
 #include "sample/sampler_choice.h"
 
 namespace coz::cli {
@@ -215,8 +216,14 @@ bool check_sampler(const RunConfig& config, std::string* error) {
   if (choice.kind == SamplerKind::kTimer) {
     return true;  // any process may time its own threads
   }
-  return make_sampler(choice.kind, SamplerSettings{})
-             ->open_thread(platform::current_tid(), error) != nullptr;
+  std::unique_ptr<SamplerBackend> engine = make_sampler(choice.kind, SamplerSettings{});
+  if (engine->open_thread(platform::current_tid(), error)) {
+    return true;
+  }
+  if (PerfSamplerBackend::refused(errno)) {
+    *error += kTimerInstead;  // the test event passed, the sampling one did not
+  }
+  return false;
 }
 
 bool check_output_writable(const std::string& path, std::string* error) {

@@ -33,7 +33,7 @@ SamplerChoice choose_sampler(SamplerRequest request) {
   }
   choice.error = why;
   if (refused) {
-    choice.error += "; or sample without perf_event: --sampler timer";
+    choice.error += kTimerInstead;
   }
   return choice;
 }

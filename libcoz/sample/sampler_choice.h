@@ -22,6 +22,9 @@ struct SamplerChoice {
   std::string error;
 };
 
+// What a refusal of perf_event adds to its error: the engine that needs no permission.
+inline constexpr const char* kTimerInstead = "; or sample without perf_event: --sampler timer";
+
 // The engine for `request`, its availability tested once here.
 SamplerChoice choose_sampler(SamplerRequest request);
 
