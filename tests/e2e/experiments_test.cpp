@@ -282,9 +282,10 @@ TEST(Experiments, ALineEveryThreadRunsBetweenBarriersIsWorthItsShare) {
   // (a data-parallel loop). Making line a 100% faster really doubles the rounds per second, less
   // the meetings' own cost. Each thread's samples of line a owe the other a delay, which its own
   // samples of the line cancel: paid in full at every meeting instead, each delay held up the
-  // other thread at the barrier, and the prediction fell to about 1.2x.
+  // other thread at the barrier, and the prediction fell to about 1.2x. It reads 1.48-1.67 on the
+  // two-core VM (ten quiet runs): the bound sits between the two.
   Rates rates = rates_at_full({fixture("barrier_loop"), "2500"}, line_name("barrier_loop.c", "a"));
-  EXPECT_GT(rates.effective, 1.5) << "rounds per effective second at 100% against 0%";
+  EXPECT_GT(rates.effective, 1.35) << "rounds per effective second at 100% against 0%";
   EXPECT_GT(rates.real, 0.8) << "rounds per real second at 100% against 0%";
 }
 
