@@ -59,12 +59,31 @@ def build(work, source, flags, debug, suffix):
                     "-lpthread", "-lm"], check=True)
     return out
 
-def marked_line(source, marker):
-    with open(os.path.join(HERE, "programs", source)) as f:
+def line_marked(path, text):
+    """The number of the first line of `path` that holds `text` (a marker comment)."""
+    with open(path) as f:
         for number, line in enumerate(f, 1):
-            if f"/* {marker} */" in line:
+            if text in line:
                 return number
-    raise SystemExit(f"no {marker} line in {source}")
+    raise SystemExit(f"no {text!r} in {path}")
+
+
+def marked_line(source, marker):
+    return line_marked(os.path.join(HERE, "programs", source), f"/* {marker} */")
+
+
+def fixed_line_period(coz, cmd, spec, speedup, scratch, env, profile="p.coz"):
+    """Time per visit that `coz run --end-to-end --fixed-line spec` predicts at `speedup` (0-1),
+    from the profile it writes in `scratch` (`profile=None`: the profiler's own default name,
+    profile.coz, for Debian's Coz, which takes no -o); None when it wrote none."""
+    path = os.path.join(scratch, profile or "profile.coz")
+    if os.path.exists(path):
+        os.remove(path)
+    args = [coz, "run", "--end-to-end", "--fixed-line", spec, "--fixed-speedup",
+            str(int(round(speedup * 100)))] + (["-o", path] if profile else [])
+    subprocess.run(args + ["---", *cmd], env=env, cwd=scratch, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    return profile_period(path) if os.path.exists(path) else None
 
 def real_run(binary, speedup, load=None):
     env = dict(os.environ, ACC_SPEEDUP=str(speedup))

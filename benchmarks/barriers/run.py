@@ -35,7 +35,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "accuracy"))
-from run import deny_perf_wrapper, effect, error_cells, new_summary, print_summary, profile_period  # noqa: E402
+from run import (deny_perf_wrapper, effect, error_cells, fixed_line_period, line_marked,  # noqa: E402
+                 new_summary, print_summary)
 
 RUNS = int(os.environ.get("RUNS", "3"))
 SPEEDUPS = [float(s) for s in os.environ.get("SPEEDUPS", "0.25,0.5,0.75").split(",")]
@@ -60,11 +61,7 @@ def run(cmd, **kw):
 
 
 def line_a():
-    with open(os.path.join(HERE, "programs", "loop.c")) as f:
-        for number, line in enumerate(f, 1):
-            if "/* line a */" in line:
-                return f"loop.c:{number}"
-    raise SystemExit("no line a in loop.c")
+    return f"loop.c:{line_marked(os.path.join(HERE, 'programs', 'loop.c'), '/* line a */')}"
 
 
 def build(way, debug, suffix=""):
@@ -86,16 +83,8 @@ def real_period(binary, extra, speedup):
 
 
 def predicted_period(coz, binary, extra, speedup, scratch, debian=False):
-    profile = os.path.join(scratch, "profile.coz")
-    if os.path.exists(profile):
-        os.remove(profile)
-    cmd = [coz, "run", "--end-to-end", "--fixed-line", line_a(), "--fixed-speedup",
-           str(int(round(speedup * 100)))]
-    if not debian:
-        cmd += ["-o", profile]
-    subprocess.run(cmd + ["---", binary], env=environment(extra), cwd=scratch,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return profile_period(profile) if os.path.exists(profile) else None
+    return fixed_line_period(coz, [binary], line_a(), speedup, scratch, environment(extra),
+                             profile=None if debian else "profile.coz")
 
 
 def main():

@@ -41,8 +41,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "accuracy"))
-from run import (deny_perf_wrapper, Measure, effect, error_cells, new_summary, print_summary,  # noqa: E402
-                 profile_period)
+from run import (deny_perf_wrapper, Measure, effect, error_cells, fixed_line_period,  # noqa: E402
+                 line_marked, new_summary, print_summary)
 
 RUNS = int(os.environ.get("RUNS", "3"))
 SPEEDUPS = [float(s) for s in os.environ.get("SPEEDUPS", "0.25,0.5,0.75").split(",")]
@@ -63,14 +63,6 @@ RUST_CASES = [  # name, argument, line speeded up
 
 def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
-
-
-def marked(path, marker):
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            if marker in line:
-                return number
-    raise SystemExit(f"no {marker!r} in {path}")
 
 
 def build_cpp(way, debug, suffix=""):
@@ -94,25 +86,12 @@ def real_period(cmd, share_var, share):
 
 
 def predicted_period(coz, cmd, spec, speedup, scratch):
-    profile = os.path.join(scratch, "p.coz")
-    if os.path.exists(profile):
-        os.remove(profile)
-    env = dict(os.environ, FX_SECONDS=SECONDS)
-    subprocess.run([coz, "run", "--end-to-end", "--fixed-line", spec, "--fixed-speedup",
-                    str(int(round(speedup * 100))), "-o", profile, "---", *cmd], env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return profile_period(profile) if os.path.exists(profile) else None
+    return fixed_line_period(coz, cmd, spec, speedup, scratch, dict(os.environ, FX_SECONDS=SECONDS))
 
 
 def debian_period(cmd, spec, speedup, scratch):
-    profile = os.path.join(scratch, "profile.coz")
-    if os.path.exists(profile):
-        os.remove(profile)
-    env = dict(os.environ, FX_SECONDS=SECONDS)
-    subprocess.run(["coz", "run", "--end-to-end", "--fixed-line", spec, "--fixed-speedup",
-                    str(int(round(speedup * 100))), "---", *cmd], cwd=scratch, env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return profile_period(profile) if os.path.exists(profile) else None
+    return fixed_line_period("coz", cmd, spec, speedup, scratch, dict(os.environ, FX_SECONDS=SECONDS),
+                             profile=None)
 
 
 def main():
@@ -141,7 +120,7 @@ def main():
     for name, way in CPP_WAYS.items():
         if only and not any(o in name for o in only.split(",")):
             continue
-        spec = f"handoff.cpp:{marked(cpp_source, '/* line a */')}"
+        spec = f"handoff.cpp:{line_marked(cpp_source, '/* line a */')}"
         dwarf3 = [build_cpp(way, ["-gdwarf-3", "-gstrict-dwarf"], "-dwarf3")] if debian else None
         cases.append((name, [build_cpp(way, ["-g"])], dwarf3, spec, "FX_A_SHARE"))
     wanted_rust = [c for c in RUST_CASES if not only or any(o in c[0] for o in only.split(","))]
@@ -149,7 +128,7 @@ def main():
         binary = build_rust()
         rust_source = os.path.join(HERE, "rust", "src", "main.rs")
         for name, arg, line in wanted_rust:
-            spec = f"main.rs:{marked(rust_source, f'// line {line}')}"
+            spec = f"main.rs:{line_marked(rust_source, f'// line {line}')}"
             cases.append((name, [binary, arg], None, spec, f"FX_{line.upper()}_SHARE"))
 
     levels = [0.0] + SPEEDUPS
