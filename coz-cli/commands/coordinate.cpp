@@ -18,7 +18,7 @@
 namespace coz::cli {
 namespace {
 
-const char* const kWho = "coz coordinate";
+const char* const kCoordinate = "coz coordinate";
 std::atomic<bool> g_stop{false};
 
 void on_stop(int) {
@@ -111,10 +111,10 @@ int coordinate_command(const std::vector<std::string>& args) {
   std::string why;
   RunConfig environment;
   if (!read_from_environment(kSecretVariable, &environment, &why)) {
-    return fail(kWho, why, kExitUsage);
+    return fail(kCoordinate, why, kExitUsage);
   }
   if (!remote::read_secret(environment.secret, secret_file, &settings.secret, &why)) {
-    return fail(kWho, why + "; give a readable, non-empty file", kExitUsage);
+    return fail(kCoordinate, why + "; give a readable, non-empty file", kExitUsage);
   }
   struct sigaction sa = {};
   sa.sa_handler = on_stop;  // no SA_RESTART: the loop's poll returns

@@ -28,10 +28,10 @@
 namespace coz::cli {
 namespace {
 
-const char* const kWho = "coz plot";
+const char* const kPlot = "coz plot";
 
 int overwrite_error(const std::string& input) {
-  return fail(kWho, "the page would overwrite its input " + input + "; name the page with -o FILE",
+  return fail(kPlot, "the page would overwrite its input " + input + "; name the page with -o FILE",
               kExitUsage);
 }
 
@@ -150,14 +150,14 @@ int plot_command(const std::vector<std::string>& args) {
   std::string looked_in;
   std::string dir = find_viewer(&looked_in);
   if (dir.empty()) {
-    return fail(kWho,
+    return fail(kPlot,
                 "cannot find the viewer (looked in " + looked_in +
                     "); rebuild, reinstall, or set COZ_VIEWER_DIR",
                 kExitUsage);
   }
   output::ViewerFiles viewer;
   if (!load_viewer(dir, &viewer, &error)) {
-    return fail(kWho, error, kExitUsage);
+    return fail(kPlot, error, kExitUsage);
   }
   analysis::ProfileData data;
   if (!read_profiles(parsed.files, "coz plot", &data)) {
@@ -180,15 +180,15 @@ int plot_command(const std::vector<std::string>& args) {
     page_data.sources_json = snippets.json;
     page_data.left_out_json = snippets.left_out_json();
     if (!snippets.left_out.empty()) {
-      tell(kWho, snippets.left_out_line());
+      tell(kPlot, snippets.left_out_line());
     }
   }
   std::string page;
   if (!output::build_page(viewer, page_data, nonce(), &page, &error)) {
-    return fail(kWho, error, kExitUsage);
+    return fail(kPlot, error, kExitUsage);
   }
   if (!report.diagnosis.code.empty()) {
-    tell(kWho, std::string(analysis::diagnosis_heading(report)) + ": " + report.diagnosis.message);
+    tell(kPlot, std::string(analysis::diagnosis_heading(report)) + ": " + report.diagnosis.message);
   }
   if (parsed.serve) {
     return serve_page(page, parsed.open);
@@ -201,12 +201,12 @@ int plot_command(const std::vector<std::string>& args) {
   out << page;
   out.close();
   if (!out) {
-    return fail(kWho, "cannot write " + parsed.output + "; pick another place with -o FILE",
+    return fail(kPlot, "cannot write " + parsed.output + "; pick another place with -o FILE",
                 kExitUsage);
   }
   printf("%s\n", parsed.output.c_str());
   if (parsed.open && !open_in_browser(parsed.output)) {
-    tell(kWho, "could not start a browser (xdg-open); open " + parsed.output + " yourself");
+    tell(kPlot, "could not start a browser (xdg-open); open " + parsed.output + " yourself");
   }
   return report.diagnosis.code.empty() ? 0 : 1;
 }

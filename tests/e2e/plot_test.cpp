@@ -17,13 +17,10 @@
 namespace coz {
 namespace {
 
+using test::golden;
 using test::run_process;
 using test::slurp;
 using test::TempDir;
-
-std::string golden(const std::string& name) {
-  return std::string(COZ_TEST_GOLDEN) + "/" + name;
-}
 
 TEST(CozPlot, WritesOneSelfContainedPage) {
   TempDir dir;

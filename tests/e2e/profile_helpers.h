@@ -47,4 +47,9 @@ inline std::string line_name(const char* source, const char* marker) {
   return program_source(source) + ":" + std::to_string(marker_line(program_source(source), marker));
 }
 
+// A file of tests/golden/.
+inline std::string golden(const std::string& name) {
+  return std::string(COZ_TEST_GOLDEN) + "/" + name;
+}
+
 }  // namespace coz::test

@@ -11,13 +11,10 @@ namespace coz {
 namespace {
 
 using test::fixture;
+using test::golden;
 using test::line_name;
 using test::run_process;
 using test::TempDir;
-
-std::string golden(const std::string& name) {
-  return std::string(COZ_TEST_GOLDEN) + "/" + name;
-}
 
 TEST(CozReport, RanksTheHeavierFunctionsLineFirst) {
   TempDir dir;
