@@ -3,9 +3,8 @@
 # by viewer/package-lock.json; `npm ci`). Idempotent: does nothing (not even apt-get update) when
 # everything is already there.
 # usage: scripts/deps.sh [demo]
-#   demo  only what scripts/demo.sh needs: the compilers, the libraries the build links, Node.js
-#         and npm; no clang, wasm32 libraries or Chromium (on a fresh Debian 12, 425 packages and
-#         116 MB to fetch instead of 597 and 349 MB; 335 of the 425 are Debian's npm)
+#   demo  only what scripts/demo.sh needs: the compilers, the libraries the build links and
+#         Node.js; no clang, wasm32 libraries or Chromium (docs/testing.md has the counts)
 #   (none) everything, to build and test the whole project (scripts/test.sh, scripts/package.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,8 +30,8 @@ for p in "${packages[@]}"; do
   fi
 done
 # Node.js may come from elsewhere (NodeSource bundles npm): only install Debian's when absent.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  missing+=(nodejs npm)
+if ! command -v node >/dev/null; then
+  missing+=(nodejs)
 fi
 # The browser the viewer's tests drive (Playwright never downloads one here).
 if [ "${1:-}" != demo ] && [ ! -x /usr/bin/chromium ]; then
@@ -54,10 +53,52 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# npm itself: the one on the PATH, else npm's own release from the registry, pinned and checked
+# against its published sha512, in viewer/.npm/ (Debian's npm package is 335 packages of
+# node-* modules, which took two thirds of the demo's apt time).
+npm_version=10.8.2
+npm_sha512="x/AIjFIKRllrhcb48dqUNAAZl0ig9+qMuN91RpZo3Cb2+zuibfh+KISl6+kVVyktDz230JKc208UkQwwMqyB+w=="
+npm=(npm)
+if ! command -v npm >/dev/null; then
+  npm=(node "$PWD/viewer/.npm/$npm_version/bin/npm-cli.js")
+  if [ ! -f "${npm[1]}" ]; then
+    echo "deps.sh: fetching npm $npm_version from registry.npmjs.org"
+    tmp=$(mktemp -d)
+    node - "https://registry.npmjs.org/npm/-/npm-$npm_version.tgz" "$npm_sha512" "$tmp/npm.tgz" <<'JS'
+const [url, sha512, out] = process.argv.slice(2);
+require("https").get(url, (res) => {
+  if (res.statusCode !== 200) {
+    console.error(`deps.sh: ${url}: HTTP ${res.statusCode}`);
+    process.exit(1);
+  }
+  const parts = [];
+  res.on("data", (d) => parts.push(d));
+  res.on("end", () => {
+    const body = Buffer.concat(parts);
+    if (require("crypto").createHash("sha512").update(body).digest("base64") !== sha512) {
+      console.error(`deps.sh: ${url} does not match its published sha512`);
+      process.exit(1);
+    }
+    require("fs").writeFileSync(out, body);
+  });
+}).on("error", (e) => {
+  console.error(`deps.sh: ${url}: ${e.message}`);
+  process.exit(1);
+});
+JS
+    mkdir -p "$tmp/npm"
+    tar -xzf "$tmp/npm.tgz" -C "$tmp/npm" --strip-components=1
+    mkdir -p viewer/.npm
+    rm -rf "viewer/.npm/$npm_version"
+    mv "$tmp/npm" "viewer/.npm/$npm_version"
+    rm -rf "$tmp"
+  fi
+fi
+
 # The viewer's libraries (bundled into every page `coz plot` writes), esbuild (which bundles its
 # script) and Playwright for its tests, exactly as locked. Skipped when node_modules already
 # matches the lock file.
 if [ ! -f viewer/node_modules/.package-lock.json ] || [ viewer/package-lock.json -nt viewer/node_modules/.package-lock.json ]; then
   echo "deps.sh: npm ci in viewer/"
-  (cd viewer && npm ci --no-audit --no-fund --loglevel=error)
+  (cd viewer && "${npm[@]}" ci --no-audit --no-fund --loglevel=error)
 fi
