@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh demo
 # Only what the demo runs: the runtime, the CLI, the example, and the viewer `coz plot` bundles
-# (137 build steps of the 324 the test command's build has: no tests, and no profile reader
+# (52 of the 194 unity build steps the test command has: no tests, and no profile reader
 # unless its toolchain is installed; docs/testing.md has the times).
 bash scripts/build.sh coz coz_cli coz-example coz_viewer
 rm -f build/example.coz
