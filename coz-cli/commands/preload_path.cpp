@@ -28,6 +28,15 @@ bool PreloadPath::prepare(const std::string& runtime, std::string* error) {
   } else if (symlink(runtime.c_str(), (dir + "/libcoz.so").c_str()) != 0) {
     err = errno;
     rmdir(dir.c_str());
+  } else {
+    // The module the runtime loads from its own directory to read line tables
+    // (libcoz/line/dwarf_on_demand.h); without it, the runtime looks beside the link's target.
+    std::string module = runtime.substr(0, runtime.rfind('/') + 1) + "libcoz-dwarf.so";
+    if (symlink(module.c_str(), (dir + "/libcoz-dwarf.so").c_str()) != 0) {
+      err = errno;
+      unlink((dir + "/libcoz.so").c_str());
+      rmdir(dir.c_str());
+    }
   }
   if (err != 0) {
     *error = "the runtime's path " + runtime +
@@ -35,7 +44,7 @@ bool PreloadPath::prepare(const std::string& runtime, std::string* error) {
              "no link to it could be made in " +
              base + " (" + strerror(err) +
              "); install coz under a path without them, or set COZ_RUNTIME to a copy of "
-             "libcoz.so elsewhere";
+             "libcoz.so (with libcoz-dwarf.so beside it) elsewhere";
     return false;
   }
   link_dir_ = dir;
@@ -46,6 +55,7 @@ bool PreloadPath::prepare(const std::string& runtime, std::string* error) {
 void PreloadPath::remove() {
   if (!link_dir_.empty()) {
     unlink((link_dir_ + "/libcoz.so").c_str());
+    unlink((link_dir_ + "/libcoz-dwarf.so").c_str());
     rmdir(link_dir_.c_str());
     link_dir_.clear();
   }

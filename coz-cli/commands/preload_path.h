@@ -1,6 +1,7 @@
 // The runtime's path as LD_PRELOAD can hold it. The loader splits LD_PRELOAD at spaces and
 // colons and expands $ORIGIN, $LIB and $PLATFORM in it, so a runtime installed under a path with
-// any of those is reached through a link in a private temporary directory, removed at the end.
+// any of those is reached through a link in a private temporary directory, removed at the end,
+// beside a link to the module the runtime loads from its own directory (libcoz-dwarf.so).
 #pragma once
 
 #include <string>

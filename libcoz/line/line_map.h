@@ -1,5 +1,7 @@
-// Address -> source line map. Only line/ includes libdw headers (line_map.cpp, and the
+// Address -> source line map. Only line/ includes libdw headers (dwarf_lines.cpp, and the
 // cu_ranges.* and inline_calls.h it is built from); the rest of the runtime never sees them.
+// load_object_lines() and probe_debug_info() are dwarf_lines.cpp's (the coz_dwarf library, which
+// links libdw); the runtime reaches the first through dwarf_on_demand.h.
 //
 // load_object_lines() reads one ELF object's DWARF line tables with elfutils (DWARF 2-5, PIE and
 // non-PIE, zlib-compressed sections, separate debug files by build-id and .gnu_debuglink) and
@@ -72,6 +74,16 @@ struct DebugProbe {
 // source files fall in source scope? Stops at the first match.
 DebugProbe probe_debug_info(const LoadedObject& object, const Scope& scope,
                             const std::string& debug_path = "");
+
+// Where separate debug files are looked for: the user's directories (`debug_path`,
+// colon-separated), then beside the object, its .debug/, and /usr/lib/debug.
+std::string debug_search_path(const std::string& debug_path);
+// "PATH has WHAT; compile it with -g".
+std::string missing_lines_message(const LoadedObject& object, const char* what);
+// The lines of an object that surely has no debug information (may_have_debug_info(), without
+// elfutils): none, with the reason; nullptr when it may have some.
+std::unique_ptr<ObjectLines> lines_without_debug_info(const LoadedObject& object,
+                                                      const std::string& debug_path);
 
 // A number that changes whenever the dynamic loader maps or unmaps an object.
 uint64_t loaded_objects_generation();

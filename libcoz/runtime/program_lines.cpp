@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/platform.h"
+#include "line/dwarf_on_demand.h"
 
 namespace coz {
 
@@ -37,7 +38,7 @@ void ProgramLines::map_new_objects() {
       &found);
   for (const LoadedObject& o : found.objects) {
     uint64_t t0 = platform::monotonic_ns();
-    std::unique_ptr<ObjectLines> lines = load_object_lines(o, scope_, &lines_, debug_path_);
+    std::unique_ptr<ObjectLines> lines = load_lines(o, scope_, &lines_, debug_path_);
     if (lines->status == DebugInfoStatus::kOk) {
       reporter_.say("mapped " + std::to_string(lines->lines_in_scope) + " lines in scope from " +
                         lines->debug_file + " in " + Reporter::ms(platform::monotonic_ns() - t0),

@@ -163,7 +163,11 @@ TEST(CozRunRuntime, UnderAPathTheLoaderWouldSplit) {
   TempDir dir;
   std::string odd = dir.file("a b:c$LIB");
   ASSERT_EQ(mkdir(odd.c_str(), 0755), 0);
-  std::string copy = "cp '" + std::string(COZ_TEST_RUNTIME) + "' '" + odd + "/libcoz.so'";
+  // The runtime and the module it loads to read line tables, which lies beside it.
+  std::string runtime_dir = COZ_TEST_RUNTIME;
+  runtime_dir.resize(runtime_dir.rfind('/'));
+  std::string copy = "cp '" + std::string(COZ_TEST_RUNTIME) + "' '" + runtime_dir +
+                     "/libcoz-dwarf.so' '" + odd + "/'";
   ASSERT_EQ(system(copy.c_str()), 0);
   auto r = run_process({COZ_TEST_CLI, "run", "--experiment-length", "30ms", "-o", dir.file("p.coz"),
                         "---", fixture("two_hot"), "60"},

@@ -212,6 +212,22 @@ TEST(ProcessTree, AShellWithoutLinesRunsExperimentsOnTheProgramsLines) {
   }
 }
 
+// elfutils is loaded only where an object may have debug information (line/dwarf_on_demand.h):
+// the shell and `cat` map the runtime and no more, while the program between them has its lines.
+TEST(ProcessTree, ProcessesWithoutDebugInformationNeverLoadElfutils) {
+  TempDir dir;
+  std::string work = line_name("children.c", "child-work");
+  Tree t =
+      run_tree(dir.file("maps.coz"), {"--end-to-end"},
+               {"/bin/sh", "-c",
+                fixture("children") + " fork 300 >/dev/null; cat /proc/$$/maps /proc/self/maps"},
+               0);
+  EXPECT_NE(t.out.find("/libcoz.so"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("libcoz-dwarf.so"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("libdw"), std::string::npos) << t.out;
+  EXPECT_GT(child_samples(t, work), 0u) << "the program with debug information has its lines";
+}
+
 TEST(ProcessTree, NoProcessWithLinesIsSaidAtTheEnd) {
   TempDir dir;
   auto r = run_process({COZ_TEST_CLI, "run", "-o", dir.file("none.coz"), "---", "/bin/sh", "-c",

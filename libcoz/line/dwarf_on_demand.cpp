@@ -1,0 +1,107 @@
+// Line tables with elfutils loaded on demand (see dwarf_on_demand.h).
+#include "line/dwarf_on_demand.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+
+namespace coz {
+namespace {
+
+std::mutex g_load_mutex;
+DwarfLoadFunction g_load = nullptr;  // under g_load_mutex
+std::string g_load_error;            // why the module could not be loaded (said for each object)
+bool g_tried = false;
+std::atomic<bool> g_loaded{false};
+
+// The directory of `file`, with its slash.
+std::string directory_of(const std::string& file) {
+  size_t slash = file.rfind('/');
+  return slash == std::string::npos ? std::string() : file.substr(0, slash + 1);
+}
+
+// The module's path: beside this library as the loader named it (coz run may preload it through
+// a link in a directory of its own, which links the module too: preload_path.h), else beside the
+// file that name leads to.
+std::string module_path() {
+  Dl_info self = {};
+  if (!dladdr(reinterpret_cast<void*>(&module_path), &self) || !self.dli_fname) {
+    return kDwarfModuleFile;
+  }
+  std::string beside = directory_of(self.dli_fname) + kDwarfModuleFile;
+  if (access(beside.c_str(), F_OK) == 0) {
+    return beside;
+  }
+  char* real = realpath(self.dli_fname, nullptr);
+  std::string file = real ? real : self.dli_fname;
+  free(real);
+  return directory_of(file) + kDwarfModuleFile;
+}
+
+// dlopen() expands $ORIGIN, $LIB and $PLATFORM in a path: one with a '$' is opened by descriptor.
+void* open_module(const std::string& path) {
+  if (path.find('$') == std::string::npos) {
+    return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // for dlerror()'s reason
+  }
+  void* module = dlopen(("/proc/self/fd/" + std::to_string(fd)).c_str(), RTLD_NOW | RTLD_LOCAL);
+  close(fd);
+  return module;
+}
+
+// Loads the module once; its entry point, or nullptr with g_load_error set.
+DwarfLoadFunction entry() {
+  if (!g_tried) {
+    g_tried = true;
+    std::string path = module_path();
+    void* module = open_module(path);
+    if (!module) {
+      const char* why = dlerror();
+      g_load_error = "cannot load " + path + " (" + (why ? why : "unknown error") +
+                     "), which reads line tables; it belongs beside libcoz.so: reinstall coz";
+      return nullptr;
+    }
+    g_load = reinterpret_cast<DwarfLoadFunction>(dlsym(module, kDwarfModuleEntry));
+    if (!g_load) {
+      g_load_error = path + " is not this runtime's (no " + kDwarfModuleEntry + "): reinstall coz";
+      return nullptr;
+    }
+    g_loaded.store(true, std::memory_order_release);
+  }
+  return g_load;
+}
+
+}  // namespace
+
+std::unique_ptr<ObjectLines> load_lines(const LoadedObject& object, const Scope& scope,
+                                        LineTable* table, const std::string& debug_path) {
+  if (std::unique_ptr<ObjectLines> none = lines_without_debug_info(object, debug_path)) {
+    return none;
+  }
+  std::lock_guard<std::mutex> lock(g_load_mutex);
+  if (DwarfLoadFunction load = entry()) {
+    ObjectLines* out = nullptr;
+    load(&object, &scope, table, &debug_path, &out);
+    if (out) {
+      return std::unique_ptr<ObjectLines>(out);
+    }
+  }
+  auto failed = std::make_unique<ObjectLines>();
+  failed->object = object;
+  failed->status = DebugInfoStatus::kCannotOpen;
+  failed->message = g_load_error.empty() ? object.path + ": no line tables read" : g_load_error;
+  return failed;
+}
+
+bool dwarf_module_loaded() {
+  return g_loaded.load(std::memory_order_acquire);
+}
+
+}  // namespace coz
