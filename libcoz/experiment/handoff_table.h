@@ -17,12 +17,21 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/zeroed.h"
 #include "experiment/epoch_count.h"
 
 namespace coz {
 
 class HandoffTable {
  public:
+  HandoffTable() {
+    for (std::atomic<uint64_t>& s : slots_) {
+      s.store(0, std::memory_order_relaxed);
+    }
+  }
+  // In memory that holds zeros already (base/zeroed.h): writes nothing.
+  explicit HandoffTable(AlreadyZero) {}
+
   // Records that a thread whose total is `count` in experiment `epoch` (the ledger's) released
   // `key`.
   // A read, and a write only when the slot holds less (or an older experiment's count).
@@ -52,7 +61,7 @@ class HandoffTable {
     return static_cast<size_t>(k % kSlots);
   }
 
-  std::atomic<uint64_t> slots_[kSlots] = {};  // epoch and count, packed (epoch_count.h)
+  std::atomic<uint64_t> slots_[kSlots];  // epoch and count, packed (epoch_count.h)
 };
 
 }  // namespace coz

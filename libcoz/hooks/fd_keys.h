@@ -13,10 +13,16 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/zeroed.h"
+
 namespace coz {
 
 class FdKeys {
  public:
+  FdKeys() { forget_from(0); }
+  // In memory that holds zeros already (base/zeroed.h): writes nothing.
+  explicit FdKeys(AlreadyZero) {}
+
   // The key for `fd`, or nullptr when it names no pipe or FIFO.
   const void* key(int fd) {
     if (fd < 0) {
@@ -59,7 +65,7 @@ class FdKeys {
     uint64_t k = dev * 0x9e3779b97f4a7c15ull ^ ino;
     return (k << 2 >> 2) | (uint64_t{1} << 63);  // never kNone, never a process's key
   }
-  std::atomic<uint64_t> keys_[kCached] = {};
+  std::atomic<uint64_t> keys_[kCached];
 };
 
 }  // namespace coz

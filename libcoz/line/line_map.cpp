@@ -57,12 +57,14 @@ uint64_t loaded_objects_generation() {
   return generation;
 }
 
-void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* context) {
+void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* context,
+                            bool libraries) {
   struct Context {
     void (*visit)(const LoadedObject&, void*);
     void* context;
     bool first;
-  } ctx = {visit, context, true};
+    bool libraries;
+  } ctx = {visit, context, true, libraries};
   dl_iterate_phdr(
       [](struct dl_phdr_info* info, size_t, void* data) -> int {
         auto* c = static_cast<Context*>(data);
@@ -77,6 +79,8 @@ void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* con
             return 0;
           }
           object.path.assign(exe, static_cast<size_t>(n));
+        } else if (!c->libraries) {
+          return 1;  // stop: the main executable was all that was asked for
         } else {
           if (!info->dlpi_name || info->dlpi_name[0] != '/') {
             return 0;  // the vDSO and other objects with no file

@@ -88,8 +88,11 @@ std::unique_ptr<ObjectLines> lines_without_debug_info(const LoadedObject& object
 // A number that changes whenever the dynamic loader maps or unmaps an object.
 uint64_t loaded_objects_generation();
 
-// Calls `visit` for every object the dynamic loader has mapped now (main executable first).
-void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* context);
+// Calls `visit` for every object the dynamic loader has mapped now (main executable first), each
+// library named by its path with links resolved (realpath: a readlink per component). Without
+// `libraries`, for the main executable only (a binary scope of MAIN needs no more).
+void for_each_loaded_object(void (*visit)(const LoadedObject&, void*), void* context,
+                            bool libraries = true);
 
 class LineMap {
  public:

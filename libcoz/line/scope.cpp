@@ -122,6 +122,15 @@ bool Scope::includes_binary(std::string_view path, bool is_main) const {
   return matches_any(binary_, path);
 }
 
+bool Scope::main_only() const {
+  for (const std::string& p : binary_) {
+    if (p != kMainBinary) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool Scope::includes_source(std::string_view file) const {
   if (base_name(file) == "coz.h") {
     return false;

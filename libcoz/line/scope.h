@@ -31,6 +31,8 @@ class Scope {
   Scope() : Scope({}, {}) {}
 
   bool includes_binary(std::string_view path, bool is_main) const;
+  // Whether the binary scope names the main executable alone (MAIN, the default).
+  bool main_only() const;
   bool includes_source(std::string_view file) const;
   // True when `file` lies under a system or toolchain directory.
   bool is_system_source(std::string_view file) const;

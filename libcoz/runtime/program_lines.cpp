@@ -35,7 +35,7 @@ void ProgramLines::map_new_objects() {
           f->objects.push_back(o);
         }
       },
-      &found);
+      &found, !scope_.main_only());
   for (const LoadedObject& o : found.objects) {
     uint64_t t0 = platform::monotonic_ns();
     std::unique_ptr<ObjectLines> lines = load_lines(o, scope_, &lines_, debug_path_);

@@ -4,6 +4,8 @@
 
 #include <signal.h>
 
+#include <new>
+
 #include "base/own_fds.h"
 #include "base/platform.h"
 #include "base/real_functions.h"
@@ -19,6 +21,21 @@ namespace coz {
 
 std::atomic<Runtime*> Runtime::active_{nullptr};
 
+namespace {
+
+// A table of zeros for the runtime, which cannot run without it (as std::make_unique, which
+// would throw).
+template <typename T>
+ZeroedPtr<T> zeroed_or_die() {
+  ZeroedPtr<T> table = make_zeroed<T>();
+  if (!table) {
+    throw std::bad_alloc();
+  }
+  return table;
+}
+
+}  // namespace
+
 Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtime* parent,
                  uint64_t began_ns)
     : config_(with_root(std::move(config), run)),
@@ -26,9 +43,9 @@ Runtime::Runtime(RunConfig config, ProgressPoints& points, JoinedRun run, Runtim
       lines_(parent ? parent->lines_ : *own_lines_),
       points_(points),
       run_(std::move(run)),
-      own_handoffs_(parent ? nullptr : std::make_unique<HandoffTable>()),
+      own_handoffs_(parent ? nullptr : zeroed_or_die<HandoffTable>()),
       handoffs_(parent ? parent->handoffs_ : *own_handoffs_),
-      own_fd_keys_(parent ? nullptr : std::make_unique<FdKeys>()),
+      own_fd_keys_(parent ? nullptr : zeroed_or_die<FdKeys>()),
       fd_keys_(parent ? parent->fd_keys_ : *own_fd_keys_),
       began_ns_(began_ns),
       parent_(parent) {}

@@ -199,9 +199,9 @@ class Runtime {
   ThreadRegistry threads_;
   CommandLinePoints command_line_points_{threads_};
   ExperimentState& experiment_{run_.run->experiment};  // the run's, shared by its processes
-  std::unique_ptr<HandoffTable> own_handoffs_;         // null in a forked child, as own_lines_
+  ZeroedPtr<HandoffTable> own_handoffs_;               // null in a forked child, as own_lines_
   HandoffTable& handoffs_;                             // this process's own
-  std::unique_ptr<FdKeys> own_fd_keys_;
+  ZeroedPtr<FdKeys> own_fd_keys_;
   FdKeys& fd_keys_;
   AmplifySettings amplify_;
   SampleAttribution attribution_{lines_.map(), experiment_, command_line_points_};
