@@ -157,7 +157,8 @@ int dup_above_limit(int fd) {
   return copy;
 }
 
-std::atomic<bool> g_for_program{false};  // speak_for_program() was called
+std::atomic<bool> g_for_program{false};                  // speak_for_program() was called
+std::atomic<std::atomic<bool>*> g_said_in_run{nullptr};  // its flag in the run's memory
 
 // Said once, when a descriptor had to go within the program's reach under a low limit (in the
 // program's process only: coz's own descriptors take nothing from the program).
@@ -166,6 +167,10 @@ void warn_within_reach() {
   long soft = soft_limit();
   if (!g_for_program.load(std::memory_order_relaxed) || soft >= kLowLimit || said.exchange(true)) {
     return;
+  }
+  std::atomic<bool>* in_run = g_said_in_run.load(std::memory_order_relaxed);
+  if (in_run && in_run->exchange(true)) {
+    return;  // another process of the run said it
   }
   char text[320];
   snprintf(text, sizeof text,
@@ -272,7 +277,8 @@ bool room_for_one_more(long* limit) {
   return count + 1 <= room_above_limit() || count + 1 <= *limit / 2;
 }
 
-void speak_for_program() {
+void speak_for_program(std::atomic<bool>* said_in_run) {
+  g_said_in_run.store(said_in_run, std::memory_order_relaxed);
   g_for_program.store(true, std::memory_order_relaxed);
 }
 

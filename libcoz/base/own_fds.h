@@ -43,9 +43,10 @@ bool still_ours(int fd);
 // program always has the other half.
 bool room_for_one_more(long* limit);
 // Called by the runtime in a profiled program: from then on, a descriptor that has to go within
-// the program's range (no room above a low limit) is said once on stderr. Elsewhere (coz's own
-// process) that costs the program nothing and is not said.
-void speak_for_program();
+// the program's range (no room above a low limit) is said on stderr, once in the whole run: by
+// the first process to exchange `said_in_run` (the run's shared memory) to true. Elsewhere (coz's
+// own process) that costs the program nothing and is not said.
+void speak_for_program(std::atomic<bool>* said_in_run);
 // False in a vfork() child, which shares this table but not the descriptors: the hooks leave the
 // child's descriptors alone.
 bool owned_here();

@@ -57,7 +57,7 @@ std::string unseen_waits_note() {
 }  // namespace
 
 bool Runtime::start(const LocalDelays* forked) {
-  own_fds::speak_for_program();
+  own_fds::speak_for_program(&run_.run->descriptors_said);
   begin_clocks();
   if (role() != RunRole::kForkFollower) {  // a forked child has its parent's map (dl_iterate_phdr's
     lines_.map_new_objects();              // lock may be held)

@@ -23,7 +23,7 @@
 namespace coz {
 
 struct SharedRun {
-  static constexpr uint64_t kMagic = 0x33757272756e7a63ull;  // a version: change with the layout
+  static constexpr uint64_t kMagic = 0x34757272756e7a63ull;  // a version: change with the layout
   uint64_t magic = kMagic;
   uint64_t size = sizeof(SharedRun);
   std::atomic<int32_t> root_pid{0};
@@ -39,6 +39,9 @@ struct SharedRun {
   std::atomic<uint32_t> with_lines{0};
   std::atomic<int32_t> wait_tests{0};  // BlockedTime::start's findings, for the run's processes
   std::atomic<uint32_t> resolved{0};
+  // The warning that the profiler's descriptors take numbers the program could open (a low
+  // `ulimit -n`): said by the first process of the run to need one (own_fds.h).
+  std::atomic<bool> descriptors_said{false};
   ExperimentState experiment;
   SharedPoints points;
   // Counts published by wakers in one process for waiters in another, under keys that mean the

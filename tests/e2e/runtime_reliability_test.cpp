@@ -68,6 +68,19 @@ TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaidOnce) {
   EXPECT_EQ(r.err.find(said, at + 1), std::string::npos) << r.err;
 }
 
+// Once in a run of several processes too: a shell and the two programs it runs.
+TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaidOncePerRun) {
+  TempDir dir;
+  std::string program = fixture("runtime_limits") + " files";
+  auto r =
+      run_process(limited("-n 16", profiled(dir, {"/bin/sh", "-c", program + "; " + program})));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string said = "coz: warning: the descriptor limit (ulimit -n 16)";
+  size_t at = r.err.find(said);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(said, at + 1), std::string::npos) << r.err;
+}
+
 // A descriptor near a high limit (a container's is often a million, soft and hard) made every
 // process of the run carry a descriptor table that long, copied at each fork.
 TEST(RuntimeReliability, AHighDescriptorLimitKeepsTheProfilersDescriptorsLow) {
