@@ -2,6 +2,7 @@
 // each run one reading of the profile and the next step (run_plan.h).
 #include "commands/run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "commands/status_line.h"
 #include "common/command_line.h"
 #include "common/install_paths.h"
+#include "config/run_config.h"
 #include "output/terminal_text.h"
 
 namespace coz::cli {
@@ -117,6 +119,22 @@ int prepare(const std::vector<std::string>& args, Session* s) {
   s->plan.until_confident = o.until_confident;
   s->plan.keep_going = o.keep_going;
   return -1;
+}
+
+// The run's file of /dev/shm a root that could spare no descriptor made (config/run_config.h),
+// left behind if it was killed before its end.
+void remove_run_files_of(pid_t root) {
+  std::string prefix = std::string(kSharedRunFilePrefix) + std::to_string(root) + ".";
+  std::string dir = prefix.substr(0, prefix.rfind('/') + 1);
+  std::string name = prefix.substr(dir.size());
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (strncmp(e->d_name, name.c_str(), name.size()) == 0) {
+        unlink((dir + e->d_name).c_str());
+      }
+    }
+    closedir(d);
+  }
 }
 
 // Forks and execs the program with the runtime preloaded; the child's pid, or -1 and `error`.
@@ -255,6 +273,7 @@ int run_command(const std::vector<std::string>& args) {
       }
     }
     relay.finished();
+    remove_run_files_of(child);
 
     RunOutcome outcome;
     outcome.done = done;

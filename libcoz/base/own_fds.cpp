@@ -277,6 +277,10 @@ bool room_for_one_more(long* limit) {
   return count + 1 <= room_above_limit() || count + 1 <= *limit / 2;
 }
 
+bool descriptors_scarce() {
+  return room_above_limit() <= 0 && soft_limit() < 1024;
+}
+
 void speak_for_program(std::atomic<bool>* said_in_run) {
   g_said_in_run.store(said_in_run, std::memory_order_relaxed);
   g_for_program.store(true, std::memory_order_relaxed);

@@ -42,6 +42,11 @@ bool still_ours(int fd);
 // within the program's range, at most half of the soft limit (`limit`, set to it), so the
 // program always has the other half.
 bool room_for_one_more(long* limit);
+// Whether descriptors are scarce: no room above the soft limit (ulimit -n, soft and hard alike)
+// and a soft limit under 1024, the usual default, which someone lowered who counts them. The
+// profiler then holds as few as it can: the sampler that needs none per thread (the timer engine,
+// sampler_choice.h) and the profile opened for each block it appends (profile_writer.h).
+bool descriptors_scarce();
 // Called by the runtime in a profiled program: from then on, a descriptor that has to go within
 // the program's range (no room above a low limit) is said on stderr, once in the whole run: by
 // the first process to exchange `said_in_run` (the run's shared memory) to true. Elsewhere (coz's

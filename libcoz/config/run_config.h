@@ -102,6 +102,10 @@ struct ConfigOption {
   std::string (*format)(const RunConfig& config);
 };
 
+// The run's memory as a file of /dev/shm, where descriptors are scarce (runtime/shared_run.h):
+// this prefix, the root's pid, '.', a random part. `coz run` removes one its program left behind.
+inline constexpr const char* kSharedRunFilePrefix = "/dev/shm/coz-run.";
+
 // Every option, in the order `coz run --help` lists them.
 const std::vector<ConfigOption>& run_config_options();
 

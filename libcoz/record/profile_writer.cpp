@@ -55,9 +55,25 @@ bool ProfileWriter::open(const std::string& path, std::string* error) {
   path_ = platform::absolute_path(path);
   dev_ = st.st_dev;
   ino_ = st.st_ino;
+  if (own_fds::descriptors_scarce()) {
+    ::close(fd);
+    per_block_ = true;
+    return true;
+  }
   fd_.store(own_fds::move_high(fd));
   own_fds::adopt(&fd_);
   return true;
+}
+
+bool ProfileWriter::append_by_path(std::string* error) {
+  int fd = open_append(path_);
+  if (fd < 0) {
+    *error = "cannot re-open " + path_ + ": " + strerror(errno);
+    return false;
+  }
+  bool written = append_whole(fd, pending_, error);
+  ::close(fd);
+  return written;
 }
 
 bool ProfileWriter::check_identity(std::string* error) {
@@ -145,12 +161,18 @@ bool ProfileWriter::write_block(std::string_view block, uint64_t experiments, st
     pending_ += text;
     pending_experiments_ += experiments;
   }
-  if (fd_.load() < 0) {
+  if (fd_.load() < 0 && !per_block_) {
     why = "the profile is not open";
     return false;
   }
   if (pending_.empty()) {
     return true;
+  }
+  if (per_block_) {
+    if (!append_by_path(&why)) {
+      return false;
+    }
+    return written_all(dropped, &why);
   }
   // Write through a private copy, taken while the program cannot move the descriptor: a slow
   // disk then never holds up the program's close or dup2 hooks.
@@ -174,23 +196,28 @@ bool ProfileWriter::write_block(std::string_view block, uint64_t experiments, st
   if (!written) {
     return false;
   }
+  return written_all(dropped, &why);
+}
+
+bool ProfileWriter::written_all(bool dropped, std::string* error) {
   pending_.clear();
   pending_experiments_ = 0;
   if (dropped) {
-    why = "a block was dropped while the file could not be written";
+    *error = "a block was dropped while the file could not be written";
     return false;
   }
   return true;
 }
 
 void ProfileWriter::close() {
-  if (fd_.load() < 0) {
+  if (fd_.load() < 0 && !per_block_) {
     return;
   }
   if (!pending_.empty()) {
     RecordBuilder nothing;
     write_block(nothing);
   }
+  per_block_ = false;
   own_fds::release(&fd_);
 }
 

@@ -9,6 +9,10 @@
 //   still does (a raw close_range syscall), the file's identity, checked before each block,
 //   no longer matches: the writer re-opens its path and never writes into the program's file.
 //
+// - Where descriptors are scarce (own_fds::descriptors_scarce: a low `ulimit -n` with no room
+//   above it), no descriptor is held between blocks: the path is opened for each block and
+//   closed after it, so the program keeps every number its limit allows.
+//
 // Concurrency: used by one thread at a time (the profiler thread, or the exiting thread after
 // the profiler thread has stopped).
 #pragma once
@@ -51,16 +55,23 @@ class ProfileWriter {
   uint64_t unwritten_experiments() const { return pending_experiments_ + dropped_experiments_; }
   // Tries the waiting blocks once more and closes the file.
   void close();
+  // Whether the file is opened for each block instead of held open.
+  bool opened_per_block() const { return per_block_; }
 
  private:
   // Checks the descriptor still names the file opened (re-opening the path if not). False with
   // `error` set when the file cannot be written at all.
   bool check_identity(std::string* error);
+  // Opens the path, appends the waiting blocks and closes it (per_block_). False with `error`.
+  bool append_by_path(std::string* error);
+  // The waiting blocks are in the file: clears them; false with `error` if one was dropped.
+  bool written_all(bool dropped, std::string* error);
   // Appends `text` to `fd` in one write, or leaves the file as it was. False with `error` set.
   static bool append_whole(int fd, const std::string& text, std::string* error);
 
   std::atomic<int> fd_{-1};
-  std::string path_;  // absolute, for re-opening after the program changed directory
+  bool per_block_ = false;  // open: the path is opened for each block (fd_ stays -1)
+  std::string path_;        // absolute, for re-opening after the program changed directory
   dev_t dev_ = 0;
   ino_t ino_ = 0;
   std::string pending_;  // whole blocks not yet written, oldest first

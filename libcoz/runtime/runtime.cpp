@@ -230,6 +230,7 @@ void Runtime::finish_shutdown() {
   membership_.finish();
   if (root()) {
     say_what_no_process_had();
+    remove_run_file();
   }
 
   RunTotals run;

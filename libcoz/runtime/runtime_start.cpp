@@ -110,7 +110,7 @@ SamplerChoice Runtime::pick_sampler() const {
     run_.run->sampler.store(static_cast<int32_t>(sampler.kind) + 1, std::memory_order_release);
   }
   if (!sampler.note.empty()) {
-    reporter_.say(sampler.note, false);
+    reporter_.say(sampler.note, sampler.warn);
   }
   return sampler;
 }

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <new>
 
 #include "base/own_fds.h"
@@ -19,6 +20,23 @@ namespace coz {
 namespace {
 
 std::atomic<int> g_run_fd{-1};  // the root's descriptor of the memory (own_fds.h)
+// Where descriptors are scarce: the root's memory as a file of /dev/shm instead, by name, which
+// the root maps and holds no descriptor of (empty: a memfd, or no file).
+char g_run_file[64] = {};
+
+// A file of /dev/shm holding the run's memory, for a root that cannot spare a descriptor; its
+// descriptor (to map, then close), or -1 with nothing left behind.
+int create_run_file() {
+  snprintf(g_run_file, sizeof g_run_file, "%s%d.%llx", kSharedRunFilePrefix,
+           static_cast<int>(getpid()),
+           static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(&g_run_file)) ^
+               static_cast<unsigned long long>(time(nullptr)));
+  int fd = open(g_run_file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    g_run_file[0] = '\0';
+  }
+  return fd;
+}
 
 size_t mapped_size() {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -44,10 +62,15 @@ JoinedRun start(bool follow) {
   JoinedRun joined;
   joined.role = RunRole::kRoot;
   joined.root_pid = getpid();
-  int fd = follow && fits_size_limit() ? memfd_create("coz-run", MFD_CLOEXEC) : -1;
+  int fd = -1;
+  if (follow && fits_size_limit()) {
+    fd = own_fds::descriptors_scarce() ? create_run_file() : -1;
+    fd = fd >= 0 ? fd : memfd_create("coz-run", MFD_CLOEXEC);
+  }
   if (fd >= 0 && ftruncate(fd, static_cast<off_t>(mapped_size())) != 0) {
     close(fd);
     fd = -1;
+    remove_run_file();
   }
   // Without a memfd, anonymous shared memory: forked children still follow; programs the
   // process runs cannot find it, and are left unprofiled.
@@ -55,6 +78,7 @@ JoinedRun start(bool follow) {
   if (!run && fd >= 0) {
     close(fd);
     fd = -1;
+    remove_run_file();
     run = map(-1, follow);
   }
   if (!run) {
@@ -64,7 +88,9 @@ JoinedRun start(bool follow) {
   }
   joined.run = new (run) SharedRun;  // zero pages: constructed in place
   joined.run->root_pid.store(joined.root_pid, std::memory_order_relaxed);
-  if (fd >= 0) {
+  if (fd >= 0 && g_run_file[0]) {
+    close(fd);  // the mapping stays; children open the file by name
+  } else if (fd >= 0) {
     g_run_fd.store(own_fds::move_high(fd), std::memory_order_relaxed);
     own_fds::adopt(&g_run_fd);
   }
@@ -89,8 +115,14 @@ JoinedRun join_run(bool follow) {
   long pid = 0, fd = -1;
   unsigned long long ns = 0;
   int used = 0, used_ns = 0;
+  char file[64] = {};  // the run's file of /dev/shm, in place of a descriptor
+  if (spec && sscanf(spec, "%ld:%63[^:]%n", &pid, file, &used) == 2 && file[0] == '/') {
+    fd = 0;  // named by path: no descriptor in the root
+  } else {
+    file[0] = '\0';
+  }
   bool valid =
-      spec && sscanf(spec, "%ld:%ld%n", &pid, &fd, &used) == 2 &&
+      spec && (file[0] || sscanf(spec, "%ld:%ld%n", &pid, &fd, &used) == 2) &&
       (spec[used] == '\0' ||
        (spec[used] == ':' && spec[used + 1] >= '0' && spec[used + 1] <= '9' &&
         sscanf(spec + used + 1, "%llu%n", &ns, &used_ns) == 1 && spec[used + 1 + used_ns] == '\0'));
@@ -104,7 +136,11 @@ JoinedRun join_run(bool follow) {
     return joined;  // children are not followed: say nothing, as before this option existed
   }
   char path[64];
-  snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, fd);
+  if (file[0]) {
+    snprintf(path, sizeof path, "%s", file);
+  } else {
+    snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, fd);
+  }
   int own = open(path, O_RDWR | O_CLOEXEC);
   struct stat st = {};
   if (own < 0 || fstat(own, &st) != 0 || static_cast<size_t>(st.st_size) < mapped_size()) {
@@ -140,10 +176,23 @@ JoinedRun join_run(bool follow) {
 }
 
 void publish_run(const JoinedRun& joined, bool follow) {
-  char spec[96];
+  char spec[160];
   int fd = follow && joined.shared ? g_run_fd.load(std::memory_order_relaxed) : -1;
-  snprintf(spec, sizeof spec, "%d:%d:%llu", static_cast<int>(joined.root_pid), fd, pid_namespace());
+  if (follow && joined.shared && g_run_file[0]) {
+    snprintf(spec, sizeof spec, "%d:%s:%llu", static_cast<int>(joined.root_pid), g_run_file,
+             pid_namespace());
+  } else {
+    snprintf(spec, sizeof spec, "%d:%d:%llu", static_cast<int>(joined.root_pid), fd,
+             pid_namespace());
+  }
   setenv(kSharedRunVariable, spec, 1);
+}
+
+void remove_run_file() {
+  if (g_run_file[0]) {
+    unlink(g_run_file);
+    g_run_file[0] = '\0';
+  }
 }
 
 }  // namespace coz

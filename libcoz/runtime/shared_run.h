@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "config/run_config.h"
 #include "experiment/experiment_state.h"
 #include "experiment/handoff_table.h"
 #include "points/progress_points.h"
@@ -74,7 +75,10 @@ struct JoinedRun {
 
 // The variable naming the run to exec'd children: "PID:FD:NS", the root's pid, the descriptor of
 // the run's memory in it (-1: children are not followed) and its PID namespace's inode (a child
-// in another namespace says why it cannot join; "PID:FD" from older builds reads too).
+// in another namespace says why it cannot join; "PID:FD" from older builds reads too). Where
+// descriptors are scarce (own_fds::descriptors_scarce), "PID:FILE:NS": the memory is a file of
+// /dev/shm (config/run_config.h's kSharedRunFilePrefix, the root's pid, a random part), which the
+// root holds no descriptor of and removes at its end; `coz run` removes one a killed root left.
 inline constexpr const char* kSharedRunVariable = "COZ_SHARED";
 
 // Joins the run COZ_SHARED names, or starts one: maps new memory (shared with children when
@@ -84,5 +88,7 @@ JoinedRun join_run(bool follow);
 // The root, once profiling runs: names the run in COZ_SHARED for exec'd children ("PID:-1" when
 // they are not followed, so they stay unprofiled instead of starting runs of their own).
 void publish_run(const JoinedRun& joined, bool follow);
+// The root, at its end: removes the run's file of /dev/shm, if it made one.
+void remove_run_file();
 
 }  // namespace coz

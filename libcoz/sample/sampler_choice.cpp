@@ -1,6 +1,9 @@
 // The choice of sampling engine (see sampler_choice.h).
 #include "sample/sampler_choice.h"
 
+#include <sys/resource.h>
+
+#include "base/own_fds.h"
 #include "sample/perf_sampler.h"
 #include "sample/timer_sampler.h"
 
@@ -17,6 +20,18 @@ SamplerChoice choose_sampler(SamplerRequest request) {
   SamplerChoice choice;
   if (request == SamplerRequest::kTimer) {
     choice.kind = SamplerKind::kTimer;  // any process may time its own threads
+    return choice;
+  }
+  if (request == SamplerRequest::kAuto && own_fds::descriptors_scarce()) {
+    choice.kind = SamplerKind::kTimer;  // perf_event takes a descriptor per thread
+    rlimit rl = {};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    choice.note = "warning: the descriptor limit (ulimit -n " +
+                  std::to_string(static_cast<unsigned long long>(rl.rlim_cur)) +
+                  ") has no room above it, so the profiler holds no descriptor: it samples with "
+                  "per-thread CPU-time timers (--sampler timer) and opens the profile for each "
+                  "write; raise the hard limit (ulimit -Hn) to sample with perf_event";
+    choice.warn = true;
     return choice;
   }
   std::string why;

@@ -16,6 +16,8 @@ struct SamplerChoice {
   SamplerKind kind = SamplerKind::kPerf;
   // Why the timer runs where perf_event was refused, for --verbose; empty otherwise.
   std::string note;
+  // The note is a warning, said without --verbose (descriptors are scarce: own_fds.h).
+  bool warn = false;
   // Why the chosen engine cannot sample here, with what to do (perf asked for and refused, or
   // failing for want of a resource); empty when it can. The runtime opens it anyway and says why
   // where it fails; `coz run` stops before starting the program.

@@ -57,6 +57,21 @@ TEST(RuntimeReliability, ALowDescriptorLimitLeavesTheProgramAllItsFiles) {
   EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
 }
 
+// The same limit, hard too: no room above it. The profiler then holds no descriptor at all: the
+// timer sampler (none per thread), the profile opened per block, the run's memory a file of
+// /dev/shm by name, which the root removes at its end.
+TEST(RuntimeReliability, ALowHardDescriptorLimitLeavesTheProgramAllItsFiles) {
+  TempDir dir;
+  auto native = run_process(limited("-n 16", {fixture("runtime_limits"), "files"}));
+  auto r = run_process(limited("-n 16", profiled(dir, {fixture("runtime_limits"), "files"})));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, native.out) << r.err;
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
+  auto startup = records_of(dir.file("p.coz"), RecordKind::kStartup);
+  ASSERT_EQ(startup.size(), 1u);
+  EXPECT_EQ(startup[0].text("sampler"), "timer");
+}
+
 TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaidOnce) {
   TempDir dir;
   auto r = run_process(limited("-n 16", profiled(dir, {fixture("runtime_limits"), "files"})));
@@ -68,8 +83,9 @@ TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaidOnce) {
   EXPECT_EQ(r.err.find(said, at + 1), std::string::npos) << r.err;
 }
 
-// Once in a run of several processes too: a shell and the two programs it runs.
-TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaidOncePerRun) {
+// Under it, the programs a shell starts still join the shell's run (through the file by name),
+// and the warning is said once in the run, not once per process.
+TEST(RuntimeReliability, ALowHardDescriptorLimitFollowsChildrenAndIsSaidOncePerRun) {
   TempDir dir;
   std::string program = fixture("runtime_limits") + " files";
   auto r =
@@ -79,6 +95,13 @@ TEST(RuntimeReliability, ADescriptorLimitWithoutRoomAboveIsSaidOncePerRun) {
   size_t at = r.err.find(said);
   EXPECT_NE(at, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(said, at + 1), std::string::npos) << r.err;
+  EXPECT_EQ(records_of(dir.file("p.coz"), RecordKind::kStartup).size(), 1u) << "one run";
+  size_t processes = 0;
+  for (const Record& rec : test::read_records(dir.file("p.coz"))) {
+    processes += rec.type == "process" ? 1 : 0;
+  }
+  EXPECT_EQ(processes, 2u) << r.err;
+  EXPECT_FALSE(records_of(dir.file("p.coz"), RecordKind::kExperiment).empty()) << r.err;
 }
 
 // A descriptor near a high limit (a container's is often a million, soft and hard) made every
