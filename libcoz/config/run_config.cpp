@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "base/plain_math.h"
 #include "config/file_line.h"
 #include "remote/address.h"
 
@@ -381,7 +382,7 @@ bool parse_duration_ns(const std::string& text, uint64_t* out) {
   if (ns > 1e15) {
     return false;
   }
-  *out = static_cast<uint64_t>(std::llround(ns));
+  *out = plain_math::round_to_u64(ns);
   return true;
 }
 

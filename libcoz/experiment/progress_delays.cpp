@@ -2,7 +2,8 @@
 #include "experiment/progress_delays.h"
 
 #include <algorithm>
-#include <cmath>
+
+#include "base/plain_math.h"
 
 namespace coz {
 
@@ -22,7 +23,7 @@ TakenDelays delays_taken(uint64_t global_ns, uint64_t visits,
     return {global_ns, 0};
   }
   weighted += static_cast<double>(all - attributed) * static_cast<double>(global_ns);
-  uint64_t taken = std::min(global_ns, static_cast<uint64_t>(std::llround(weighted / all)));
+  uint64_t taken = std::min(global_ns, plain_math::round_to_u64(weighted / all));
   return {taken, global_ns - taken};
 }
 

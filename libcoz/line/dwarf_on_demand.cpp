@@ -6,17 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <mutex>
-
 namespace coz {
 namespace {
-
-std::mutex g_load_mutex;
-DwarfLoadFunction g_load = nullptr;  // under g_load_mutex
-std::string g_load_error;            // why the module could not be loaded (said for each object)
-bool g_tried = false;
-std::atomic<bool> g_loaded{false};
 
 // The directory of `file`, with its slash.
 std::string directory_of(const std::string& file) {
@@ -56,39 +47,34 @@ void* open_module(const std::string& path) {
   return module;
 }
 
-// Loads the module once; its entry point, or nullptr with g_load_error set.
-DwarfLoadFunction entry() {
-  if (!g_tried) {
-    g_tried = true;
-    std::string path = module_path();
-    void* module = open_module(path);
-    if (!module) {
-      const char* why = dlerror();
-      g_load_error = "cannot load " + path + " (" + (why ? why : "unknown error") +
-                     "), which reads line tables; it belongs beside libcoz.so: reinstall coz";
-      return nullptr;
-    }
-    g_load = reinterpret_cast<DwarfLoadFunction>(dlsym(module, kDwarfModuleEntry));
-    if (!g_load) {
-      g_load_error = path + " is not this runtime's (no " + kDwarfModuleEntry + "): reinstall coz";
-      return nullptr;
-    }
-    g_loaded.store(true, std::memory_order_release);
-  }
-  return g_load;
-}
-
 }  // namespace
 
-std::unique_ptr<ObjectLines> load_lines(const LoadedObject& object, const Scope& scope,
-                                        LineTable* table, const std::string& debug_path) {
+DwarfLines::~DwarfLines() {
+  if (module_) {
+    dlclose(module_);  // nothing of it is left in use: its results are plain data
+  }
+}
+
+std::unique_ptr<ObjectLines> DwarfLines::load(const LoadedObject& object, const Scope& scope,
+                                              LineTable* table, const std::string& debug_path) {
   if (std::unique_ptr<ObjectLines> none = lines_without_debug_info(object, debug_path)) {
     return none;
   }
-  std::lock_guard<std::mutex> lock(g_load_mutex);
-  if (DwarfLoadFunction load = entry()) {
+  if (!tried_) {
+    tried_ = true;
+    std::string path = module_path();
+    module_ = open_module(path);
+    if (!module_) {
+      const char* why = dlerror();
+      error_ = "cannot load " + path + " (" + (why ? why : "unknown error") +
+               "), which reads line tables; it belongs beside libcoz.so: reinstall coz";
+    } else if (!(entry_ = reinterpret_cast<DwarfLoadFunction>(dlsym(module_, kDwarfModuleEntry)))) {
+      error_ = path + " is not this runtime's (no " + kDwarfModuleEntry + "): reinstall coz";
+    }
+  }
+  if (entry_) {
     ObjectLines* out = nullptr;
-    load(&object, &scope, table, &debug_path, &out);
+    entry_(&object, &scope, table, &debug_path, &out);
     if (out) {
       return std::unique_ptr<ObjectLines>(out);
     }
@@ -96,12 +82,8 @@ std::unique_ptr<ObjectLines> load_lines(const LoadedObject& object, const Scope&
   auto failed = std::make_unique<ObjectLines>();
   failed->object = object;
   failed->status = DebugInfoStatus::kCannotOpen;
-  failed->message = g_load_error.empty() ? object.path + ": no line tables read" : g_load_error;
+  failed->message = error_.empty() ? object.path + ": no line tables read" : error_;
   return failed;
-}
-
-bool dwarf_module_loaded() {
-  return g_loaded.load(std::memory_order_acquire);
 }
 
 }  // namespace coz

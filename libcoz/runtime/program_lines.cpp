@@ -36,9 +36,10 @@ void ProgramLines::map_new_objects() {
         }
       },
       &found, !scope_.main_only());
+  DwarfLines dwarf;  // elfutils, loaded for this batch if an object may have debug information
   for (const LoadedObject& o : found.objects) {
     uint64_t t0 = platform::monotonic_ns();
-    std::unique_ptr<ObjectLines> lines = load_lines(o, scope_, &lines_, debug_path_);
+    std::unique_ptr<ObjectLines> lines = dwarf.load(o, scope_, &lines_, debug_path_);
     if (lines->status == DebugInfoStatus::kOk) {
       reporter_.say("mapped " + std::to_string(lines->lines_in_scope) + " lines in scope from " +
                         lines->debug_file + " in " + Reporter::ms(platform::monotonic_ns() - t0),

@@ -1,7 +1,7 @@
 // Blocked samples (see blocked_clock.h).
 #include "sample/blocked_clock.h"
 
-#include <cmath>
+#include "base/plain_math.h"
 
 namespace coz {
 
@@ -14,8 +14,21 @@ double BlockedClock::draw_uniform() {
   return (static_cast<double>(bits) + 0.5) / 9007199254740992.0;  // (0, 1)
 }
 
+double BlockedClock::draw_normal() {
+  // Marsaglia's polar method: a point drawn uniformly in the unit disc gives a normal variate
+  // with no trigonometry.
+  for (;;) {
+    double u = 2 * draw_uniform() - 1;
+    double v = 2 * draw_uniform() - 1;
+    double s = u * u + v * v;
+    if (s > 0 && s < 1) {
+      return u * plain_math::square_root(-2 * plain_math::ln(s) / s);
+    }
+  }
+}
+
 uint64_t BlockedClock::draw_gap(uint64_t period_ns) {
-  double gap = -std::log(draw_uniform()) * static_cast<double>(period_ns);
+  double gap = -plain_math::ln(draw_uniform()) * static_cast<double>(period_ns);
   return gap < 1 ? 1 : static_cast<uint64_t>(gap);
 }
 
@@ -37,9 +50,7 @@ uint64_t BlockedClock::on_wait(uint64_t waited_ns, uint64_t period_ns) {
   // (memoryless, so nothing is lost).
   double rest = static_cast<double>(-left) / static_cast<double>(period_ns);
   if (rest > kDrawsPerWait) {
-    double z =
-        std::sqrt(-2 * std::log(draw_uniform())) * std::cos(6.283185307179586 * draw_uniform());
-    double more = rest + std::sqrt(rest) * z;
+    double more = rest + plain_math::square_root(rest) * draw_normal();
     until_ns_ = static_cast<int64_t>(draw_gap(period_ns));
     return 1 + static_cast<uint64_t>(more > 0 ? more + 0.5 : 0);
   }
@@ -57,7 +68,7 @@ uint64_t BlockedClock::speedup_ns(uint64_t waited_ns, uint64_t period_ns, uint64
     return 0;
   }
   double x = static_cast<double>(waited_ns) / static_cast<double>(period_ns);
-  double held = -std::expm1(-x);  // the chance that the wait held a blocked sample
+  double held = -plain_math::exp_minus_one(-x);  // the chance that the wait held a blocked sample
   if (held <= 0) {
     return 0;
   }

@@ -41,6 +41,7 @@ class BlockedClock {
   static constexpr double kDrawsPerWait = 64;
 
   double draw_uniform();
+  double draw_normal();  // mean 0, variance 1
   uint64_t draw_gap(uint64_t period_ns);
 
   int64_t until_ns_ = -1;  // waiting left before the next blocked sample; < 0: not drawn yet

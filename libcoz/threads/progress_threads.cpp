@@ -2,8 +2,8 @@
 #include "threads/progress_threads.h"
 
 #include <algorithm>
-#include <cmath>
 
+#include "base/plain_math.h"
 #include "base/platform.h"
 
 namespace coz {
@@ -87,8 +87,8 @@ std::vector<ProgressThread> ProgressThreads::end() {
   });
   if (departed_epoch_ == epoch && departed_visits_ != 0) {
     // The threads that left, as one: the same visits and the same visits x delays.
-    parts.push_back({departed_visits_,
-                     static_cast<uint64_t>(std::llround(departed_weighted_ / departed_visits_))});
+    parts.push_back(
+        {departed_visits_, plain_math::round_to_u64(departed_weighted_ / departed_visits_)});
   }
   return parts;
 }
