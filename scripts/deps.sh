@@ -62,26 +62,42 @@ npm=(npm)
 if ! command -v npm >/dev/null; then
   npm=(node "$PWD/viewer/.npm/$npm_version/bin/npm-cli.js")
   if [ ! -f "${npm[1]}" ]; then
+    if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 18 || (a == 18 && b >= 17) ? 0 : 1)'; then
+      echo "deps.sh: node $(node --version) is older than npm $npm_version needs (18.17); install npm, or a newer Node.js" >&2
+      exit 1
+    fi
     echo "deps.sh: fetching npm $npm_version from registry.npmjs.org"
     tmp=$(mktemp -d)
-    node - "https://registry.npmjs.org/npm/-/npm-$npm_version.tgz" "$npm_sha512" "$tmp/npm.tgz" <<'JS'
+    trap 'rm -rf "$tmp"' EXIT
+    url="https://registry.npmjs.org/npm/-/npm-$npm_version.tgz"
+    if command -v curl >/dev/null; then  # honours https_proxy and the system's certificates
+      curl -fsSL --retry 3 --max-time 300 -o "$tmp/npm.tgz" "$url"
+      url="file://$tmp/npm.tgz"
+    fi
+    node - "$url" "$npm_sha512" "$tmp/npm.tgz" <<'JS'
 const [url, sha512, out] = process.argv.slice(2);
-require("https").get(url, (res) => {
+const check = (body) => {
+  if (require("crypto").createHash("sha512").update(body).digest("base64") !== sha512) {
+    console.error(`deps.sh: ${url} does not match its published sha512`);
+    process.exit(1);
+  }
+  require("fs").writeFileSync(out, body);
+};
+if (url.startsWith("file://")) {
+  check(require("fs").readFileSync(url.slice(7)));
+  process.exit(0);
+}
+const request = require("https").get(url, { timeout: 120000 }, (res) => {
   if (res.statusCode !== 200) {
     console.error(`deps.sh: ${url}: HTTP ${res.statusCode}`);
     process.exit(1);
   }
   const parts = [];
   res.on("data", (d) => parts.push(d));
-  res.on("end", () => {
-    const body = Buffer.concat(parts);
-    if (require("crypto").createHash("sha512").update(body).digest("base64") !== sha512) {
-      console.error(`deps.sh: ${url} does not match its published sha512`);
-      process.exit(1);
-    }
-    require("fs").writeFileSync(out, body);
-  });
-}).on("error", (e) => {
+  res.on("end", () => check(Buffer.concat(parts)));
+});
+request.on("timeout", () => request.destroy(new Error("no answer in 120 s")));
+request.on("error", (e) => {
   console.error(`deps.sh: ${url}: ${e.message}`);
   process.exit(1);
 });
@@ -92,6 +108,7 @@ JS
     rm -rf "viewer/.npm/$npm_version"
     mv "$tmp/npm" "viewer/.npm/$npm_version"
     rm -rf "$tmp"
+    trap - EXIT
   fi
 fi
 

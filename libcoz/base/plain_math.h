@@ -33,8 +33,15 @@ inline double ln(double x) {
   return 2 * s * sum + exponent * 0.6931471805599453;
 }
 
-// e^x - 1 for |x| up to about 700, accurate near 0 as well.
+// e^x - 1, accurate near 0 as well: -1 below -40 (e^-40 is under a double's precision of 1), and
+// infinity above 709.78 (past the largest double).
 inline double exp_minus_one(double x) {
+  if (x < -40) {
+    return -1;
+  }
+  if (x > 709.78) {
+    return __builtin_inf();
+  }
   if (x > -0.5 && x < 0.5) {  // Taylor: the 20th term is under 1e-24 of the first
     double term = x, sum = x;
     for (int n = 2; n <= 20; n++) {

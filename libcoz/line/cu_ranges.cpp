@@ -317,10 +317,9 @@ class RangeCollector {
   };
   static constexpr unsigned kRecentBits = 12;
   std::vector<Cached> recent_ = std::vector<Cached>(size_t{1} << kRecentBits);
-  // This load's number (never 0, the mark of a line no load has seen), and its distinct lines.
-  const uint32_t load_ = next_load_.fetch_add(1, std::memory_order_relaxed) + 1;
+  // This load's number (LineTable::begin_load), and its distinct lines.
+  const uint32_t load_ = table_->begin_load();
   size_t distinct_ = 0;
-  static inline std::atomic<uint32_t> next_load_{0};
   // Scratch for add_cu, kept to reuse its memory.
   struct Row {
     uintptr_t lo, hi;

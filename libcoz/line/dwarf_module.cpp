@@ -5,7 +5,11 @@
 extern "C" __attribute__((visibility("default"))) void coz_dwarf_load_object_lines_v1(
     const coz::LoadedObject* object, const coz::Scope* scope, coz::LineTable* table,
     const std::string* debug_path, coz::ObjectLines** out) {
-  *out = coz::load_object_lines(*object, *scope, table, *debug_path).release();
+  try {  // nothing may cross the C boundary: an exception (no memory) reads as no lines
+    *out = coz::load_object_lines(*object, *scope, table, *debug_path).release();
+  } catch (...) {
+    *out = nullptr;
+  }
 }
 
 // The signature the runtime calls it with.

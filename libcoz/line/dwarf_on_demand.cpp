@@ -49,8 +49,13 @@ void* open_module(const std::string& path) {
 
 }  // namespace
 
+// Loads of the module so far. Each load leaves its libstdc++'s emergency exception pool behind
+// (about 70 KiB, never freed by dlclose): a process that needs the module a second time (it
+// loads libraries with lines in scope as it runs) keeps it from then on.
+static int g_loads = 0;  // under ProgramLines' lock, as every DwarfLines
+
 DwarfLines::~DwarfLines() {
-  if (module_) {
+  if (module_ && g_loads < 2) {
     dlclose(module_);  // nothing of it is left in use: its results are plain data
   }
 }
@@ -64,6 +69,7 @@ std::unique_ptr<ObjectLines> DwarfLines::load(const LoadedObject& object, const 
     tried_ = true;
     std::string path = module_path();
     module_ = open_module(path);
+    g_loads += module_ ? 1 : 0;
     if (!module_) {
       const char* why = dlerror();
       error_ = "cannot load " + path + " (" + (why ? why : "unknown error") +

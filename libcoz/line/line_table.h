@@ -57,8 +57,13 @@ class LineTable {
   void before_fork() const { mutex_.lock(); }
   void after_fork() const { mutex_.unlock(); }
   size_t size() const;
+  // A new number for one load of an object's lines (never 0: SourceLine::loaded_by's mark of a
+  // line no load has seen). Kept here, in the table's memory, not in the code that reads DWARF,
+  // which the runtime unloads between batches (line/dwarf_on_demand.h).
+  uint32_t begin_load() { return loads_.fetch_add(1, std::memory_order_relaxed) + 1; }
 
  private:
+  std::atomic<uint32_t> loads_{0};
   mutable std::mutex mutex_;
   std::deque<std::string> files_;
   std::unordered_map<std::string_view, const std::string*> file_index_;

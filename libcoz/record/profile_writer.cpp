@@ -66,6 +66,9 @@ bool ProfileWriter::open(const std::string& path, std::string* error) {
 }
 
 bool ProfileWriter::append_by_path(std::string* error) {
+  // Under the descriptor table's lock: the program's close and dup2 of the number it takes wait
+  // (it is not registered, being closed before they could see it).
+  own_fds::Lock lock;
   int fd = open_append(path_);
   if (fd < 0) {
     *error = "cannot re-open " + path_ + ": " + strerror(errno);

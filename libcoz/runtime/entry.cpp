@@ -139,7 +139,9 @@ __attribute__((constructor)) void coz_start() {
   // Never freed: threads may still be running (and taking samples) while the process exits.
   auto* runtime = new coz::Runtime(std::move(config), process_progress_points(), std::move(run),
                                    nullptr, began);
-  if (runtime->start()) {
+  if (!runtime->start()) {
+    coz::remove_run_file();  // a root that could not start: no program of it will join
+  } else {
     at_quick_exit(stop_at_quick_exit);
     if (tell) {
       tell_address_space(reporter, before);

@@ -20,6 +20,18 @@ namespace coz {
 namespace {
 
 std::atomic<int> g_run_fd{-1};  // the root's descriptor of the memory (own_fds.h)
+size_t mapped_size() {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (sizeof(SharedRun) + page - 1) / page * page;
+}
+
+// `fd` < 0: anonymous memory, shared with forked children only (`shared`), or private.
+SharedRun* map(int fd, bool shared) {
+  int flags = fd >= 0 ? MAP_SHARED : (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
+  void* p = mmap(nullptr, mapped_size(), PROT_READ | PROT_WRITE, flags, fd, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<SharedRun*>(p);
+}
+
 // Where descriptors are scarce: the root's memory as a file of /dev/shm instead, by name, which
 // the root maps and holds no descriptor of (empty: a memfd, or no file).
 char g_run_file[64] = {};
@@ -32,22 +44,27 @@ int create_run_file() {
            static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(&g_run_file)) ^
                static_cast<unsigned long long>(time(nullptr)));
   int fd = open(g_run_file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  // Its pages taken now: a tmpfs that fills up later would otherwise kill the program with SIGBUS
+  // when the run's memory is first written.
+  if (fd >= 0 && posix_fallocate(fd, 0, static_cast<off_t>(mapped_size())) != 0) {
+    close(fd);
+    unlink(g_run_file);
+    fd = -1;
+  }
   if (fd < 0) {
     g_run_file[0] = '\0';
   }
   return fd;
 }
 
-size_t mapped_size() {
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  return (sizeof(SharedRun) + page - 1) / page * page;
-}
-
-// `fd` < 0: anonymous memory, shared with forked children only (`shared`), or private.
-SharedRun* map(int fd, bool shared) {
-  int flags = fd >= 0 ? MAP_SHARED : (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
-  void* p = mmap(nullptr, mapped_size(), PROT_READ | PROT_WRITE, flags, fd, 0);
-  return p == MAP_FAILED ? nullptr : static_cast<SharedRun*>(p);
+// Whether `path` names a run's file of /dev/shm (kSharedRunFilePrefix), and, with `pid` > 0, one
+// that process made.
+bool is_run_file(const char* path, long pid) {
+  size_t prefix = strlen(kSharedRunFilePrefix);
+  if (strncmp(path, kSharedRunFilePrefix, prefix) != 0 || strchr(path + prefix, '/')) {
+    return false;
+  }
+  return pid <= 0 || strtol(path + prefix, nullptr, 10) == pid;
 }
 
 // Whether a memfd of the segment's size fits under the file size limit (ulimit -f): growing it
@@ -127,6 +144,9 @@ JoinedRun join_run(bool follow) {
        (spec[used] == ':' && spec[used + 1] >= '0' && spec[used + 1] <= '9' &&
         sscanf(spec + used + 1, "%llu%n", &ns, &used_ns) == 1 && spec[used + 1 + used_ns] == '\0'));
   if (!valid || pid <= 0 || (pid == getpid() && (ns == 0 || ns == pid_namespace()))) {
+    if (valid && file[0] && is_run_file(file, getpid())) {
+      unlink(file);  // a re-exec of the root: its former image's run ends here
+    }
     return start(follow);  // no run to join (or a re-exec of the root, or nonsense): a new one
   }
   JoinedRun joined;
@@ -141,8 +161,17 @@ JoinedRun join_run(bool follow) {
   } else {
     snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, fd);
   }
-  int own = open(path, O_RDWR | O_CLOEXEC);
+  // A file by name: only a run's file of /dev/shm, a regular file reached through no link (the
+  // root's descriptor is a link of /proc, which must be followed).
+  int own = file[0] && !is_run_file(file, 0)
+                ? -1
+                : open(path, O_RDWR | O_CLOEXEC | (file[0] ? O_NOFOLLOW : 0));
   struct stat st = {};
+  if (own >= 0 && file[0] && (fstat(own, &st) != 0 || !S_ISREG(st.st_mode))) {
+    close(own);
+    own = -1;
+    errno = EINVAL;
+  }
   if (own < 0 || fstat(own, &st) != 0 || static_cast<size_t>(st.st_size) < mapped_size()) {
     if (joined.other_pid_namespace) {
       joined.why = "it runs in another PID namespace than the run's root (pid " +

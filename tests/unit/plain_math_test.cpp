@@ -24,6 +24,11 @@ TEST(PlainMath, ExpMinusOneMatchesLibmNearZeroAndFarFromIt) {
   for (double x = -700; x < 700; x += 0.731) {
     EXPECT_LT(error(plain_math::exp_minus_one(x), std::expm1(x)), 1e-13) << x;
   }
+  // A wait of thousands of sampling periods (speedup_ns asks for e^-x - 1 then).
+  for (double x : {-708.0, -710.0, -1e4, -1e9, -1e300}) {
+    EXPECT_EQ(plain_math::exp_minus_one(x), std::expm1(x)) << x;
+  }
+  EXPECT_TRUE(std::isinf(plain_math::exp_minus_one(710)));
   for (double x = 1e-12; x < 1; x *= 3.1) {
     EXPECT_LT(error(plain_math::exp_minus_one(-x), std::expm1(-x)), 1e-14) << x;
     EXPECT_LT(error(plain_math::exp_minus_one(x), std::expm1(x)), 1e-14) << x;
