@@ -117,12 +117,16 @@ bool same_file(int fd, const Entry* e) {
   return fstat(fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino;
 }
 
+}  // namespace
+
 long soft_limit() {
   rlimit rl = {};
   return getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
              ? static_cast<long>(rl.rlim_cur < INT_MAX ? rl.rlim_cur : INT_MAX)
              : 1024;
 }
+
+namespace {
 
 // How many numbers lie above the program's reach (the soft limit) and below the hard limit.
 long room_above_limit() {

@@ -47,6 +47,8 @@ bool room_for_one_more(long* limit);
 // profiler then holds as few as it can: the sampler that needs none per thread (the timer engine,
 // sampler_choice.h) and the profile opened for each block it appends (profile_writer.h).
 bool descriptors_scarce();
+// The soft descriptor limit (ulimit -n), capped at INT_MAX; 1024 when unknown or unlimited.
+long soft_limit();
 // Called by the runtime in a profiled program: from then on, a descriptor that has to go within
 // the program's range (no room above a low limit) is said on stderr, once in the whole run: by
 // the first process to exchange `said_in_run` (the run's shared memory) to true. Elsewhere (coz's

@@ -2,6 +2,7 @@
 // for signal handlers and early start-up. Everything here is async-signal-safe.
 #pragma once
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -17,6 +18,13 @@
 #include <string>
 
 namespace coz::platform {
+
+// The file of the library this code is built into (libcoz.so, as the loader named it: the path in
+// LD_PRELOAD), or nullptr.
+inline const char* own_library_file() {
+  Dl_info self = {};
+  return dladdr(reinterpret_cast<void*>(&own_library_file), &self) ? self.dli_fname : nullptr;
+}
 
 inline pid_t current_tid() {
   return static_cast<pid_t>(syscall(SYS_gettid));

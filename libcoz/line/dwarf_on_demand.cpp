@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/platform.h"
+
 namespace coz {
 namespace {
 
@@ -19,16 +21,16 @@ std::string directory_of(const std::string& file) {
 // a link in a directory of its own, which links the module too: preload_path.h), else beside the
 // file that name leads to.
 std::string module_path() {
-  Dl_info self = {};
-  if (!dladdr(reinterpret_cast<void*>(&module_path), &self) || !self.dli_fname) {
+  const char* self = platform::own_library_file();
+  if (!self) {
     return kDwarfModuleFile;
   }
-  std::string beside = directory_of(self.dli_fname) + kDwarfModuleFile;
+  std::string beside = directory_of(self) + kDwarfModuleFile;
   if (access(beside.c_str(), F_OK) == 0) {
     return beside;
   }
-  char* real = realpath(self.dli_fname, nullptr);
-  std::string file = real ? real : self.dli_fname;
+  char* real = realpath(self, nullptr);
+  std::string file = real ? real : self;
   free(real);
   return directory_of(file) + kDwarfModuleFile;
 }

@@ -47,8 +47,8 @@ uint64_t address_space() {
 
 // The address space of libcoz.so's own mappings, in bytes.
 uint64_t own_mappings() {
-  Dl_info self = {};
-  if (!dladdr(reinterpret_cast<void*>(&own_mappings), &self) || !self.dli_fname) {
+  const char* self = coz::platform::own_library_file();
+  if (!self) {
     return 0;
   }
   FILE* f = fopen("/proc/self/maps", "re");
@@ -57,11 +57,11 @@ uint64_t own_mappings() {
   }
   uint64_t total = 0;
   char line[4096];
-  size_t name = strlen(self.dli_fname);
+  size_t name = strlen(self);
   while (fgets(line, sizeof line, f)) {
     unsigned long from = 0, to = 0;
     size_t n = strcspn(line, "\n");
-    if (n >= name && memcmp(line + n - name, self.dli_fname, name) == 0 &&
+    if (n >= name && memcmp(line + n - name, self, name) == 0 &&
         sscanf(line, "%lx-%lx", &from, &to) == 2) {
       total += to - from;
     }

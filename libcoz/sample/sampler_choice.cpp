@@ -1,8 +1,6 @@
 // The choice of sampling engine (see sampler_choice.h).
 #include "sample/sampler_choice.h"
 
-#include <sys/resource.h>
-
 #include "base/own_fds.h"
 #include "sample/perf_sampler.h"
 #include "sample/timer_sampler.h"
@@ -24,10 +22,8 @@ SamplerChoice choose_sampler(SamplerRequest request) {
   }
   if (request == SamplerRequest::kAuto && own_fds::descriptors_scarce()) {
     choice.kind = SamplerKind::kTimer;  // perf_event takes a descriptor per thread
-    rlimit rl = {};
-    getrlimit(RLIMIT_NOFILE, &rl);
     choice.note = "warning: the descriptor limit (ulimit -n " +
-                  std::to_string(static_cast<unsigned long long>(rl.rlim_cur)) +
+                  std::to_string(own_fds::soft_limit()) +
                   ") has no room above it, so the profiler holds no descriptor: it samples with "
                   "per-thread CPU-time timers (--sampler timer) and opens the profile for each "
                   "write; raise the hard limit (ulimit -Hn) to sample with perf_event";
