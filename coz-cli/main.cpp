@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/compare.h"
 #include "commands/coordinate.h"
 #include "commands/plot.h"
 #include "commands/report.h"
@@ -27,6 +28,8 @@ const Command kCommands[] = {
     {"plot", "plot [options] [profile.coz...]", "write it as an HTML page", coz::cli::plot_command},
     {"coordinate", "coordinate --listen HOST:PORT [options]",
      "one experiment across programs and hosts", coz::cli::coordinate_command},
+    {"compare", "compare [options] --- OLD [args] --- NEW [args]",
+     "check an optimisation: old against new, layouts randomised", coz::cli::compare_command},
 };
 
 const Command* find(const std::string& name) {
@@ -76,7 +79,7 @@ std::string top_man_page() {
        {{"COZ_RUNTIME", "the runtime (libcoz.so) coz run preloads, instead of the installed one"},
         {"COZ_VIEWER_DIR", "the viewer's files coz plot bundles, instead of the installed ones"}},
        ""});
-  page.see_also = {"coz-run", "coz-report", "coz-plot"};
+  page.see_also = {"coz-run", "coz-report", "coz-plot", "coz-compare"};
   return coz::cli::render_man(page, COZ_VERSION);
 }
 

@@ -238,8 +238,15 @@ Report analyse(const ProfileData& data, const AnalysisOptions& options,
     for (size_t i = 0; i < f.obs.size(); i++) {
       by_line[f.line[i]].push_back(i);
     }
-    const SeriesContext context{&f,     key.point, key.kind, key.level,
-                                &lines, &factors,  &sampled, options.min_speedups};
+    const SeriesContext context{&f,
+                                key.point,
+                                key.kind,
+                                key.level,
+                                &lines,
+                                &factors,
+                                &sampled,
+                                options.min_speedups,
+                                &options.predict_at};
     std::vector<SeriesDraft> drafts;
     for (size_t rank = 0; rank < by_line.size(); rank++) {
       const std::vector<size_t>& members = by_line[rank];

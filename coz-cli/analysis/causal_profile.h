@@ -31,6 +31,9 @@ struct AnalysisOptions {
   // however many experiments make them statistically clear.
   double floor = kDefaultFloor;
   static constexpr double kDefaultFloor = 0.02;
+  // Line speedups (0..1) to predict at besides kPredictedSpeedups, up to the largest measured
+  // (coz compare reads the prediction at a line's achieved speedup).
+  std::vector<double> predict_at;
 };
 
 struct Estimate {

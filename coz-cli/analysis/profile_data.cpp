@@ -203,6 +203,9 @@ void ProfileData::add_record(const Record& r, FileState* st) {
       break;
     case RecordKind::kShutdown:
       break;
+    case RecordKind::kCounts:
+      complain(r.line, "a record of coz compare's counts, not of a profile; skipped");
+      break;
     case RecordKind::kUnknown:
       complain(r.line, "unknown record type '" + r.type + "'; skipped");
       break;

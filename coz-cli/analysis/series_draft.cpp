@@ -16,14 +16,20 @@ std::vector<double> fit_weights(const Series& s) {
   return w;
 }
 
-// kPredictedSpeedups up to the largest line speedup measured, from `fit`.
-void predict(Series* s, const CurveFit& fit) {
+// kPredictedSpeedups, then `extra`, up to the largest line speedup measured, from `fit`.
+void predict(Series* s, const CurveFit& fit, const std::vector<double>& extra) {
   s->predicted.clear();
   double largest = s->curve.empty() ? 0 : s->curve.back().line_speedup;
-  for (double x : kPredictedSpeedups) {
+  auto add = [&](double x) {
     if (x <= largest + 1e-9) {
       s->predicted.push_back(Prediction{x, Estimate{fit.at(x), false, 0, 0}});
     }
+  };
+  for (double x : kPredictedSpeedups) {
+    add(x);
+  }
+  for (double x : extra) {
+    add(x);
   }
 }
 
@@ -104,7 +110,7 @@ Drafted draft_series(const SeriesContext& c, const std::string& line,
   const CurveSummary summary = summarise_curve(corrected, d.weights);
   s.slope.value = summary.slope;
   s.impact.value = summary.impact;
-  predict(&s, summary.fit);
+  predict(&s, summary.fit, *c.predict_at);
   d.experiments = members;
   return Drafted::kDrafted;
 }

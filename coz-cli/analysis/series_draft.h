@@ -25,6 +25,7 @@ struct SeriesContext {
   const std::map<std::string, double>* factors;       // phase-correction factors, by line
   const std::map<std::string, LineSamples>* sampled;  // each line's samples
   size_t min_speedups;
+  const std::vector<double>* predict_at;  // AnalysisOptions::predict_at
 };
 
 enum class Drafted {

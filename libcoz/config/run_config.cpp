@@ -305,6 +305,15 @@ const std::vector<ConfigOption>& run_config_options() {
      if (!parse_u64(t, &c->exec_ns)) { *why = "must be nanoseconds"; return false; }
      return true; },
    [](const RunConfig& c) { return format_u64_if_set(c.exec_ns); }},
+  {nullptr, kCountOnlyVariable, OptionSource::kCozRun, "FILE",
+   "coz compare's counts file: only count progress points", false,
+   [](const std::string& t, RunConfig* c, std::string*) { c->count_only = t; return true; },
+   [](const RunConfig& c) { return c.count_only; }},
+  {nullptr, kLayoutVariable, OptionSource::kCozRun, "SEED", "coz compare's layout for the run", false,
+   [](const std::string& t, RunConfig* c, std::string* why) {
+     if (!parse_u64(t, &c->layout_seed)) { *why = "must be a whole number"; return false; }
+     return true; },
+   [](const RunConfig& c) { return format_u64_if_set(c.layout_seed); }},
   {nullptr, kDebugPathVariable, OptionSource::kUser, "DIRS",
    "extra directories for separate debug files", false,
    [](const std::string& t, RunConfig* c, std::string*) { c->debug_path = t; return true; },
@@ -335,8 +344,8 @@ bool operator==(const RunConfig& a, const RunConfig& b) {
                     c.experiment_length_ns, c.zero_speedup_share, c.speedup_step,
                     c.breakpoint_progress, c.sampled_progress, c.arrival_speedup_ns, c.load,
                     c.verbose, c.off_cpu, c.follow_children, c.root_pid, c.run_id, c.exec_ns,
-                    c.debug_path, c.coordinator, c.secret_file, c.ledger_trace, c.secret,
-                    c.member_credit);
+                    c.count_only, c.layout_seed, c.debug_path, c.coordinator, c.secret_file,
+                    c.ledger_trace, c.secret, c.member_credit);
   };
   return fields(a) == fields(b);
 }

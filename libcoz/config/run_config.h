@@ -62,6 +62,11 @@ struct RunConfig {
   uint64_t root_pid = 0;  // the process `coz run` started (its children inherit the variable)
   uint64_t run_id = 0;    // the `coz run` that started it (its pid), written on experiments
   uint64_t exec_ns = 0;   // CLOCK_MONOTONIC just before `coz run` exec'd the program
+  // Set by `coz compare` for each run: the file each process of the run appends its counts to.
+  // The runtime then only counts progress points (runtime/count_run.h): no sampler, no
+  // experiments, no profiler thread.
+  std::string count_only;
+  uint64_t layout_seed = 0;  // with count_only: the run's layout (layout/layout_shift.h)
   // Read from the user's own environment; `coz run` passes it through untouched.
   std::string debug_path;     // extra directories for separate debug files
   std::string ledger_trace;   // a debugging trace of the delay protocol (delays/ledger_trace.h)
@@ -80,6 +85,15 @@ inline constexpr const char* kDebugPathVariable = "COZ_DEBUG_PATH";
 inline constexpr const char* kLedgerTraceVariable = "COZ_LEDGER_TRACE";
 // The user's variable for a run across programs' shared secret, which `coz coordinate` reads too.
 inline constexpr const char* kSecretVariable = "COZ_SECRET";
+
+// `coz compare`'s variables for each run (RunConfig::count_only, layout_seed).
+inline constexpr const char* kCountOnlyVariable = "COZ_COUNT_ONLY";
+inline constexpr const char* kLayoutVariable = "COZ_LAYOUT";
+// The layout seed of a count-only run, read before anything else (building the option table
+// allocates and frees, and the layout's block of the heap must come first: runtime/count_run.h).
+// 0 when the run only counts with no layout, or does not only count; an unreadable value is
+// said by the full read (from_environment).
+uint64_t early_layout_seed();
 
 // Who sets an option.
 enum class OptionSource {

@@ -73,4 +73,15 @@ bool read_from_environment(const char* env, RunConfig* config, std::string* erro
   return false;
 }
 
+uint64_t early_layout_seed() {
+  const char* counts = getenv(kCountOnlyVariable);
+  const char* seed = getenv(kLayoutVariable);
+  if (!counts || !*counts || !seed || *seed < '0' || *seed > '9') {
+    return 0;
+  }
+  char* end = nullptr;
+  unsigned long long value = strtoull(seed, &end, 10);
+  return *end == '\0' ? value : 0;
+}
+
 }  // namespace coz

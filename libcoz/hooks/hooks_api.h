@@ -104,5 +104,11 @@ const void* thread_key(pthread_t thread);
 // Leaving the process.
 bool owns_this_process();
 void shutdown();
+// The process is leaving without its destructors (_exit, _Exit): the runtime's shut-down, or a
+// count-only process's counts written (runtime/count_run.h). Not in a vfork child.
+void leaving();
+// In a count-only process (`coz compare`), how far to move the stack of the thread being
+// created (layout/layout_shift.h); 0 otherwise.
+size_t next_thread_pad();
 
 }  // namespace coz::hooks_api

@@ -20,17 +20,13 @@ COZ_EXPORT void quick_exit(int status) noexcept {
 }
 
 COZ_EXPORT void _exit(int status) {
-  if (api::owns_this_process()) {
-    api::shutdown();  // not in a vfork child, which shares the parent's memory
-  }
+  api::leaving();  // not in a vfork child, which shares the parent's memory
   real()._exit(status);
   __builtin_unreachable();
 }
 
 COZ_EXPORT void _Exit(int status) noexcept {
-  if (api::owns_this_process()) {
-    api::shutdown();
-  }
+  api::leaving();
   real()._Exit(status);
   __builtin_unreachable();
 }

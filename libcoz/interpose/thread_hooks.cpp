@@ -30,6 +30,37 @@ void* thread_trampoline(void* p) {
   return result;
 }
 
+// A count-only process's thread (`coz compare`): its stack begins `pad` bytes lower, so each run
+// puts the program's thread stacks at another offset (layout/layout_shift.h).
+struct PaddedStart {
+  void* (*routine)(void*);
+  void* arg;
+  size_t pad;
+};
+
+void* padded_trampoline(void* p) {
+  PaddedStart start = *static_cast<PaddedStart*>(p);
+  delete static_cast<PaddedStart*>(p);
+  void* moved = __builtin_alloca(start.pad);
+  asm volatile("" : : "r"(moved) : "memory");  // kept below the routine's frame
+  void* result = start.routine(start.arg);
+  asm volatile("" : : "r"(moved) : "memory");
+  return result;
+}
+
+int create_padded(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*), void* arg,
+                  size_t pad) {
+  auto* start = new (std::nothrow) PaddedStart{routine, arg, pad};
+  if (!start) {
+    return real().pthread_create(thread, attr, routine, arg);
+  }
+  int rc = real().pthread_create(thread, attr, padded_trampoline, start);
+  if (rc != 0) {
+    delete start;
+  }
+  return rc;
+}
+
 }  // namespace
 
 extern "C" {
@@ -38,6 +69,9 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           const pthread_attr_t* attr,
                                                           void* (*routine)(void*), void* arg) {
   if (!api::active()) {
+    if (size_t pad = api::next_thread_pad()) {
+      return create_padded(thread, attr, routine, arg, pad);
+    }
     return real().pthread_create(thread, attr, routine, arg);
   }
   auto* start = new (std::nothrow)

@@ -34,6 +34,7 @@ enum class RecordKind {
   kWarning,       // something the user must know about the run (e.g. no arrival point)
   kProcess,       // a child process the runtime followed, joining the run its root began
   kShutdown,      // Coz's own end-of-run record: nothing to read in it
+  kCounts,        // a process's counts in `coz compare`'s file (vocabulary.h), not in a profile
   kUnknown,
 };
 

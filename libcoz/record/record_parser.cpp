@@ -28,6 +28,7 @@ constexpr KindName kKinds[] = {
     {RecordKind::kWarning, vocab::kWarning},
     {RecordKind::kProcess, vocab::kProcess},
     {RecordKind::kShutdown, vocab::kCozShutdown},
+    {RecordKind::kCounts, vocab::kCounts},
 };
 
 std::string unescape(std::string_view value) {

@@ -4,9 +4,9 @@
 namespace coz::vocab {
 namespace {
 
-constexpr std::string_view kTypes[] = {kStartup,      kExperiment,   kThroughputPoint,
-                                       kLatencyPoint, kArrivalPoint, kSamples,
-                                       kRuntime,      kWarning,      kProcess};
+constexpr std::string_view kTypes[] = {kStartup,      kExperiment, kThroughputPoint, kLatencyPoint,
+                                       kArrivalPoint, kSamples,    kRuntime,         kWarning,
+                                       kProcess,      kCounts};
 
 constexpr std::string_view kKeys[] = {
     key::kTime,           key::kFormat,     key::kPid,
@@ -19,7 +19,7 @@ constexpr std::string_view kKeys[] = {
     key::kArrivals,       key::kDepartures, key::kDifference,
     key::kInFlightNs,     key::kLocation,   key::kCount,
     key::kMessage,        key::kBlocked,    key::kOffCpu,
-    key::kParent,         key::kOwed};
+    key::kParent,         key::kOwed,       key::kLayout};
 
 // The known name that `name` spells with underscores for hyphens, or `name`.
 template <size_t N>

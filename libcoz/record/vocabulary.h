@@ -26,6 +26,10 @@ inline constexpr std::string_view kWarning = "warning";
 // Written by each child process the runtime follows (forked or exec'd) as it starts: the child
 // belongs to the run its root's startup record began, and begins no run of its own.
 inline constexpr std::string_view kProcess = "process";
+// `coz compare`'s counts file (runtime/count_run.h), never a profile: each process of a run writes
+// one as it exits, with pid, parent, duration (ns it lived), layout and program, followed by its
+// throughput-point (name, delta) and latency-point (name, arrivals, departures) records.
+inline constexpr std::string_view kCounts = "counts";
 // Written by some Coz versions at exit; it carries nothing the analysis uses.
 inline constexpr std::string_view kCozShutdown = "shutdown";
 
@@ -87,6 +91,8 @@ inline constexpr std::string_view kBlocked = "blocked";
 // profiles), they are the root process's.
 // warning
 inline constexpr std::string_view kMessage = "message";
+// counts: the run's layout seed (layout/layout_shift.h; 0: not moved)
+inline constexpr std::string_view kLayout = "layout";
 }  // namespace key
 
 // The name this profile uses for `type` or `key` as another writer spelled it (see above); any

@@ -9,6 +9,7 @@
 #include "base/platform.h"
 #include "base/real_functions.h"
 #include "hooks/hooks_api.h"
+#include "runtime/count_run.h"
 #include "runtime/reporter.h"
 #include "runtime/runtime.h"
 
@@ -105,6 +106,7 @@ void tell_address_space(const coz::Reporter& reporter, uint64_t before) {
 __attribute__((constructor)) void coz_start() {
   coz::hooks_api::InsideRuntime inside;
   uint64_t began = coz::platform::monotonic_ns();
+  coz::count_run::hold_heap_pad();
   coz::real();  // resolve every hook's real function before the program can race us to it
   std::vector<std::string> errors;
   coz::RunConfig config = coz::from_environment(&errors);
@@ -113,6 +115,10 @@ __attribute__((constructor)) void coz_start() {
       coz::platform::write_stderr(("coz: error: " + e + "; running without profiling\n").c_str());
     }
     return;
+  }
+  if (coz::count_run::start(config, process_progress_points())) {
+    at_quick_exit(coz::count_run::finish);
+    return;  // `coz compare`: counting only, no runtime
   }
   coz::JoinedRun run = coz::join_run(config.follow_children);
   if (run.role == coz::RunRole::kOff) {
@@ -151,6 +157,7 @@ __attribute__((constructor)) void coz_start() {
 
 __attribute__((destructor)) void coz_stop() {
   coz::hooks_api::InsideRuntime inside;
+  coz::count_run::finish();
   if (coz::Runtime* rt = coz::Runtime::active()) {
     rt->shutdown();
   }

@@ -8,6 +8,7 @@
 
 #include <new>
 
+#include "runtime/count_run.h"
 #include "runtime/runtime.h"
 
 namespace coz {
@@ -193,6 +194,15 @@ bool owns_this_process() {
 }
 void shutdown() {
   with_runtime([](Runtime* rt) { rt->shutdown(); });
+}
+void leaving() {
+  if (owns_this_process()) {
+    shutdown();
+  }
+  count_run::finish();  // which knows a vfork child itself
+}
+size_t next_thread_pad() {
+  return count_run::next_thread_pad();
 }
 
 }  // namespace hooks_api

@@ -54,6 +54,8 @@ RunConfig everything_set() {
   c.root_pid = 4242;
   c.run_id = 77;
   c.exec_ns = 123456789012345ull;
+  c.count_only = "/tmp/coz-compare.x/counts";
+  c.layout_seed = 987654321;
   c.debug_path = "/opt/debug";
   c.ledger_trace = "/tmp/ledger.trace";
   c.coordinator = "10.0.0.2:7000";

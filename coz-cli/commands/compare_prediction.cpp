@@ -1,0 +1,170 @@
+// Checking a profile's prediction against an achieved speedup (see compare_prediction.h).
+#include "commands/compare_prediction.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "analysis/causal_profile.h"
+#include "analysis/profile_data.h"
+#include "common/profile_input.h"
+#include "config/file_line.h"
+#include "record/profile_format.h"
+
+namespace coz::cli {
+namespace {
+
+// A build's line samples and the point's visits over its profiled runs.
+struct LineCount {
+  double samples = 0;
+  double visits = 0;
+  size_t runs = 0;
+};
+
+bool count_line(const PredictionRequest& r, const Build& build, const std::string& line,
+                const std::string& point, const LaunchSettings& settings, LineCount* out,
+                std::string* error) {
+  RunConfig config;
+  config.output = settings.counts_dir + "/line.coz";
+  config.fixed_line = line;
+  config.fixed_speedup = 0;
+  config.end_to_end = true;
+  // At least `runs` runs, and more (up to kMaxRuns) until the line has kEnoughSamples: a short
+  // program's few runs hold too few samples to tell its speedup to a few points.
+  constexpr size_t kMaxRuns = 30;
+  constexpr double kEnoughSamples = 300;
+  for (size_t i = 0;
+       i < std::max(r.runs, kMaxRuns) && (i < r.runs || out->samples < kEnoughSamples); i++) {
+    unlink(config.output.c_str());
+    LaunchResult run;
+    if (!launch_profiled(build.command, build.path, config, settings, &run, error)) {
+      return false;
+    }
+    std::vector<Record> records;
+    std::vector<ParseError> errors;
+    std::string ignored;
+    if (!run.succeeded || !read_profile(config.output, &records, &errors, &ignored)) {
+      continue;
+    }
+    out->runs++;
+    for (const Record& rec : records) {
+      if (rec.kind == RecordKind::kSamples && same_line(rec.text(vocab::key::kLocation), line)) {
+        out->samples += static_cast<double>(rec.u64(vocab::key::kCount));
+      } else if (rec.kind == RecordKind::kThroughputPoint && rec.text(vocab::key::kName) == point) {
+        out->visits += static_cast<double>(rec.u64(vocab::key::kDelta));
+      } else if (rec.kind == RecordKind::kLatencyPoint && rec.text(vocab::key::kName) == point) {
+        out->visits += static_cast<double>(rec.u64(vocab::key::kDepartures));
+      }
+    }
+  }
+  unlink(config.output.c_str());
+  return true;
+}
+
+// The point to check: the one asked for, else the first point the comparison measured.
+const analysis::MetricComparison* point_compared(const PredictionRequest& r,
+                                                 const analysis::Comparison& c) {
+  for (const analysis::MetricComparison& m : c.metrics) {
+    if (!m.wall_time && (r.point.empty() || m.name == r.point)) {
+      return &m;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool same_line(const std::string& location, const std::string& spec) {
+  FileLine want, got;
+  if (!parse_file_line(spec, &want) || !parse_file_line(location, &got) || want.line != got.line) {
+    return false;
+  }
+  const std::string& a = got.file;
+  const std::string& b = want.file;
+  return a == b || (a.size() > b.size() && a.compare(a.size() - b.size(), b.size(), b) == 0 &&
+                    a[a.size() - b.size() - 1] == '/');
+}
+
+bool check_prediction(const PredictionRequest& r, const Build& old_build, const Build& new_build,
+                      const LaunchSettings& settings, const analysis::Comparison& comparison,
+                      output::PredictionCheck* check, std::string* error) {
+  check->asked = true;
+  check->line = r.line;
+  const analysis::MetricComparison* m = point_compared(r, comparison);
+  if (!m) {
+    check->problem = r.point.empty()
+                         ? "no progress point was compared: a prediction is for a progress point"
+                         : "the progress point '" + r.point + "' was not compared";
+    return true;
+  }
+  check->point = m->name;
+  LineCount before, after;
+  if (!count_line(r, old_build, r.line, m->name, settings, &before, error) ||
+      !count_line(r, new_build, r.new_line.empty() ? r.line : r.new_line, m->name, settings, &after,
+                  error)) {
+    return false;
+  }
+  double line_speedup = 0;
+  if (!analysis::line_speedup(before.samples, before.visits, after.samples, after.visits,
+                              &line_speedup)) {
+    check->problem = "the old build's profiled runs took no sample of " + r.line +
+                     " (or made no progress): its speedup cannot be measured";
+    return true;
+  }
+  check->line_speedup = line_speedup;
+  check->old_samples = before.samples / before.visits;
+  check->new_samples = after.samples / after.visits;
+  if (m->has_interval) {
+    check->achieved = true;
+    check->achievement = m->speedup;
+    check->a_low = m->low;
+    check->a_high = m->high;
+  }
+  analysis::ProfileData data;
+  if (!read_profiles({r.profile}, "coz compare", &data)) {
+    check->problem = "the profile " + r.profile + " could not be read";
+    return true;
+  }
+  analysis::AnalysisOptions options;
+  options.confidence = r.confidence;
+  options.predict_at = {line_speedup};
+  analysis::Report report = analysis::analyse(data, options);
+  for (const analysis::Series& s : report.series) {
+    if (s.point != m->name || !same_line(s.line.name, r.line)) {
+      continue;
+    }
+    for (const analysis::Prediction& p : s.predicted) {
+      if (p.line_speedup == line_speedup && p.program_speedup.has_interval) {
+        check->predicted = true;
+        check->prediction = p.program_speedup.value;
+        check->p_low = p.program_speedup.low;
+        check->p_high = p.program_speedup.high;
+      }
+    }
+    if (!check->predicted) {
+      check->problem = "the profile's experiments on " + r.line + " reach only " +
+                       std::to_string(static_cast<int>(s.curve.back().line_speedup * 100 + 0.5)) +
+                       "% line speedup, below the " +
+                       std::to_string(static_cast<int>(line_speedup * 100 + 0.5)) +
+                       "% achieved (or give it no interval): profile longer";
+      return true;
+    }
+  }
+  if (!check->predicted) {
+    check->problem = line_speedup <= 0 ? "the line did not get faster (" +
+                                             std::to_string(static_cast<int>(line_speedup * 100)) +
+                                             "% by its samples): there is no prediction to check"
+                                       : "the profile has no curve for " + r.line + " at '" +
+                                             m->name + "' (coz report shows the lines it has)";
+    return true;
+  }
+  if (!check->achieved) {
+    check->problem = "too few layouts for an interval of the achieved speedup";
+    return true;
+  }
+  check->consistent = analysis::consistent(check->prediction, check->p_low, check->p_high,
+                                           check->achievement, check->a_low, check->a_high);
+  return true;
+}
+
+}  // namespace coz::cli
