@@ -79,8 +79,9 @@ bool same_line(const std::string& location, const std::string& spec) {
   if (!parse_file_line(spec, &want) || !parse_file_line(location, &got) || want.line != got.line) {
     return false;
   }
-  const std::string& a = got.file;
-  const std::string& b = want.file;
+  // Either may be the longer: a profile may name files as the compiler was given them.
+  const std::string& a = got.file.size() >= want.file.size() ? got.file : want.file;
+  const std::string& b = got.file.size() >= want.file.size() ? want.file : got.file;
   return a == b || (a.size() > b.size() && a.compare(a.size() - b.size(), b.size(), b) == 0 &&
                     a[a.size() - b.size() - 1] == '/');
 }

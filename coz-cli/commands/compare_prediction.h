@@ -38,7 +38,7 @@ bool check_prediction(const PredictionRequest& request, const Build& old_build,
                       std::string* error);
 
 // Whether a profile's location ("/src/a.c:12") is the line FILE:LINE names ("a.c:12"): the same
-// number, and the file the same or ending in "/" + it.
+// number, and one file the same as the other or ending in "/" + it.
 bool same_line(const std::string& location, const std::string& spec);
 
 }  // namespace coz::cli

@@ -203,6 +203,7 @@ TEST(ComparePrediction, ALineIsNamedByItsFileOrAnyPathEndingInIt) {
   EXPECT_TRUE(same_line("/src/app/spin.c:12", "spin.c:12"));
   EXPECT_TRUE(same_line("/src/app/spin.c:12", "app/spin.c:12"));
   EXPECT_TRUE(same_line("spin.c:12", "spin.c:12"));
+  EXPECT_TRUE(same_line("app/spin.c:12", "/src/app/spin.c:12"));
   EXPECT_FALSE(same_line("/src/app/myspin.c:12", "spin.c:12"));
   EXPECT_FALSE(same_line("/src/app/spin.c:13", "spin.c:12"));
   EXPECT_FALSE(same_line("(no line)", "spin.c:12"));
