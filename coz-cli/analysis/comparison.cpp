@@ -1,6 +1,7 @@
 // Comparing two builds over layouts (see comparison.h).
 #include "analysis/comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -181,11 +182,19 @@ Comparison compare_runs(const std::vector<ComparedRun>& runs, const CompareOptio
 }
 
 bool line_speedup(double old_samples, double old_visits, double new_samples, double new_visits,
-                  double* speedup) {
+                  double confidence, LineSpeedup* out) {
   if (old_samples <= 0 || old_visits <= 0 || new_visits <= 0) {
     return false;
   }
-  *speedup = 1 - (new_samples / new_visits) / (old_samples / old_visits);
+  out->value = 1 - (new_samples / new_visits) / (old_samples / old_visits);
+  double log_ratio =
+      std::log(((new_samples + 0.5) / new_visits) / ((old_samples + 0.5) / old_visits));
+  double se = std::sqrt(1 / (old_samples + 0.5) + 1 / (new_samples + 0.5));
+  double z = student_t_quantile((1 + confidence) / 2, 1e9);
+  out->low = 1 - std::exp(log_ratio + z * se);
+  out->high = std::min(1.0, 1 - std::exp(log_ratio - z * se));
+  out->low = std::min(out->low, out->value);
+  out->high = std::max(out->high, out->value);
   return true;
 }
 

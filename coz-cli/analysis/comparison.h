@@ -76,11 +76,18 @@ struct Comparison {
 
 Comparison compare_runs(const std::vector<ComparedRun>& runs, const CompareOptions& options);
 
-// A line's own speedup, from its samples per unit of progress in each build: 1 - new / old.
-// Negative when the line got slower; 1 when it has no samples left. False (unknown) without old
-// samples or without visits.
+// A line's own speedup, from its samples per unit of progress in each build: 1 - new / old
+// (negative when the line got slower, 1 when it has no samples left), with an interval at
+// `confidence`: sample counts are Poisson, so the log of the ratio of the two rates has a variance
+// of about 1/old + 1/new samples (half a sample added to each, so none left still has a bound).
+struct LineSpeedup {
+  double value = 0;
+  double low = 0;
+  double high = 0;
+};
+// False (unknown) without old samples or without visits.
 bool line_speedup(double old_samples, double old_visits, double new_samples, double new_visits,
-                  double* speedup);
+                  double confidence, LineSpeedup* out);
 
 // Whether an achieved speedup agrees with a predicted one: their difference lies within the two
 // intervals' half-widths combined (as for independent estimates, sqrt(a^2 + b^2)).

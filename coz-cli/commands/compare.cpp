@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 #include "analysis/comparison.h"
 #include "analysis/statistics.h"
@@ -21,6 +22,7 @@
 #include "common/install_paths.h"
 #include "config/file_line.h"
 #include "output/compare_text.h"
+#include "output/html_page.h"
 
 namespace coz::cli {
 namespace {
@@ -37,6 +39,7 @@ struct CompareArgs {
   bool fixed_layout = false;
   bool show_output = false;
   bool json = false;
+  std::string html;  // --html: the page's path
   bool quiet = false;
   PredictionRequest prediction;
   std::vector<std::string> old_command;
@@ -124,6 +127,13 @@ void setup(CLI::App* app, CompareArgs* a) {
   add_switch(app, "--show-output", "let the programs' output through",
              [a] { a->show_output = true; });
   add_switch(app, "--json", "print the answer as JSON", [a] { a->json = true; });
+  add_value_option(app, "--html", "FILE",
+                   "also write the answer as a page that opens offline: both programs' runs, "
+                   "and the prediction on the line's curve",
+                   false, [a](const std::string& v, std::string*) {
+                     a->html = v;
+                     return true;
+                   });
   add_switch(app, "-q,--quiet", "no line per layout on stderr", [a] { a->quiet = true; });
   add_value_option(app, "--profile", "FILE", "a causal profile of the old build, to check against",
                    false, [a](const std::string& v, std::string*) {
@@ -212,6 +222,32 @@ bool confident(const analysis::Comparison& c) {
     }
   }
   return !c.metrics.empty();
+}
+
+// The page of the answer (--html), written once the answer is printed.
+bool write_page(const std::string& path, const std::string& json, std::string* error) {
+  std::string looked_in;
+  std::string dir = find_viewer(&looked_in);
+  output::ViewerFiles viewer;
+  if (dir.empty()) {
+    *error = "cannot find the viewer for --html (looked in " + looked_in +
+             "); rebuild, reinstall, or set COZ_VIEWER_DIR";
+    return false;
+  }
+  std::string page;
+  if (!load_viewer(dir, &viewer, error) ||
+      !output::build_compare_page(viewer, json, page_nonce(), &page, error)) {
+    return false;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << page;
+  out.close();
+  if (!out) {
+    *error = "cannot write " + path + "; pick another place with --html FILE";
+    return false;
+  }
+  tell(kWho, "the page is " + path);
+  return true;
 }
 
 }  // namespace
@@ -322,9 +358,11 @@ int compare_command(const std::vector<std::string>& args) {
     return fail(kWho, error, kExitCannotProfile);
   }
   summary.seconds = static_cast<double>(platform::monotonic_ns() - began) / 1e9;
-  std::string out = a.json ? output::compare_json(summary, comparison, check)
-                           : output::compare_text(summary, comparison, check);
-  fputs(out.c_str(), stdout);
+  std::string json = output::compare_json(summary, comparison, check, runs);
+  fputs((a.json ? json : output::compare_text(summary, comparison, check)).c_str(), stdout);
+  if (!a.html.empty() && !write_page(a.html, json, &error)) {
+    return fail(kWho, error, kExitCannotProfile);
+  }
   return kExitOk;
 }
 

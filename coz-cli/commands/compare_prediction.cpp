@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 
 #include "analysis/causal_profile.h"
 #include "analysis/profile_data.h"
@@ -32,7 +33,7 @@ bool count_line(const PredictionRequest& r, const Build& build, const std::strin
   // At least `runs` runs, and more (up to kMaxRuns) until the line has kEnoughSamples: a short
   // program's few runs hold too few samples to tell its speedup to a few points.
   constexpr size_t kMaxRuns = 30;
-  constexpr double kEnoughSamples = 300;
+  constexpr double kEnoughSamples = 1000;  // the line speedup to about +-5 points (95%)
   for (size_t i = 0;
        i < std::max(r.runs, kMaxRuns) && (i < r.runs || out->samples < kEnoughSamples); i++) {
     unlink(config.output.c_str());
@@ -105,14 +106,17 @@ bool check_prediction(const PredictionRequest& r, const Build& old_build, const 
                   error)) {
     return false;
   }
-  double line_speedup = 0;
+  analysis::LineSpeedup achieved_line;
   if (!analysis::line_speedup(before.samples, before.visits, after.samples, after.visits,
-                              &line_speedup)) {
+                              r.confidence, &achieved_line)) {
     check->problem = "the old build's profiled runs took no sample of " + r.line +
                      " (or made no progress): its speedup cannot be measured";
     return true;
   }
+  const double line_speedup = achieved_line.value;
   check->line_speedup = line_speedup;
+  check->line_low = achieved_line.low;
+  check->line_high = achieved_line.high;
   check->old_samples = before.samples / before.visits;
   check->new_samples = after.samples / after.visits;
   if (m->has_interval) {
@@ -128,7 +132,13 @@ bool check_prediction(const PredictionRequest& r, const Build& old_build, const 
   }
   analysis::AnalysisOptions options;
   options.confidence = r.confidence;
-  options.predict_at = {line_speedup};
+  // Read at the line's speedup and at both ends of its interval: the prediction's interval spans
+  // the three, so it carries the uncertainty of the line's own speedup (from its samples) too.
+  const double ends[2] = {std::max(0.0, achieved_line.low), achieved_line.high};
+  options.predict_at = {line_speedup, ends[0], ends[1]};
+  for (int step = 1; step <= 20; step++) {  // the fitted curve, for the page
+    options.predict_at.push_back(step * 0.05);
+  }
   analysis::Report report = analysis::analyse(data, options);
   for (const analysis::Series& s : report.series) {
     if (s.point != m->name || !same_line(s.line.name, r.line)) {
@@ -141,6 +151,28 @@ bool check_prediction(const PredictionRequest& r, const Build& old_build, const 
         check->p_low = p.program_speedup.low;
         check->p_high = p.program_speedup.high;
       }
+    }
+    for (const analysis::Prediction& p : s.predicted) {  // the ends, where the curve reaches them
+      if (check->predicted && (p.line_speedup == ends[0] || p.line_speedup == ends[1]) &&
+          p.program_speedup.has_interval) {
+        check->p_low = std::min(check->p_low, p.program_speedup.low);
+        check->p_high = std::max(check->p_high, p.program_speedup.high);
+      }
+    }
+    if (check->predicted && achieved_line.low <= 0) {
+      check->p_low = std::min(check->p_low, 0.0);  // no line speedup, no program speedup
+    }
+    std::map<double, double> fit = {{0.0, 0.0}};  // every point read from the fitted curve
+    for (const analysis::Prediction& p : s.predicted) {
+      fit[p.line_speedup] = p.program_speedup.value;
+    }
+    for (const auto& [x, y] : fit) {
+      check->fit.push_back({x, y, y, y});
+    }
+    for (const analysis::CurvePoint& c : s.curve) {
+      const analysis::Estimate& e = c.program_speedup;
+      check->curve.push_back({c.line_speedup, e.value, e.has_interval ? e.low : e.value,
+                              e.has_interval ? e.high : e.value});
     }
     if (!check->predicted) {
       check->problem = "the profile's experiments on " + r.line + " reach only " +

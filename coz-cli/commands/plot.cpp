@@ -2,7 +2,6 @@
 // result, source snippets and the viewer into one HTML page.
 #include "commands/plot.h"
 
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,22 +92,6 @@ std::string default_output(const std::string& first) {
          ".html";
 }
 
-std::string nonce() {
-  unsigned char bytes[16];
-  if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
-    for (unsigned char& b : bytes) {
-      b = static_cast<unsigned char>(rand());
-    }
-  }
-  std::string out;
-  char hex[3];
-  for (unsigned char b : bytes) {
-    snprintf(hex, sizeof hex, "%02x", b);
-    out += hex;
-  }
-  return out;
-}
-
 // The page must never replace a profile it was made from (by default `x.html` plots to itself):
 // the same file is the same device and inode, whatever the names.
 bool overwrites_input(const std::string& output, const std::vector<std::string>& inputs,
@@ -184,7 +167,7 @@ int plot_command(const std::vector<std::string>& args) {
     }
   }
   std::string page;
-  if (!output::build_page(viewer, page_data, nonce(), &page, &error)) {
+  if (!output::build_page(viewer, page_data, page_nonce(), &page, &error)) {
     return fail(kPlot, error, kExitUsage);
   }
   if (!report.diagnosis.code.empty()) {

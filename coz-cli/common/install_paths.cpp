@@ -3,8 +3,10 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -86,7 +88,9 @@ std::string find_viewer(std::string* looked_in) {
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {
   // viewer.js is the bundle of viewer/src (the profile reader's script included).
   if (!slurp(dir + "/index.html", &viewer->index_html) ||
-      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app)) {
+      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app) ||
+      !slurp(dir + "/compare.html", &viewer->compare_html) ||
+      !slurp(dir + "/compare.js", &viewer->compare_app)) {
     *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
     return false;
   }
@@ -104,6 +108,22 @@ bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::strin
     viewer->reader_wasm.clear();
   }
   return true;
+}
+
+std::string page_nonce() {
+  unsigned char bytes[16];
+  if (getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+    for (unsigned char& b : bytes) {
+      b = static_cast<unsigned char>(rand());
+    }
+  }
+  std::string out;
+  char hex[3];
+  for (unsigned char b : bytes) {
+    snprintf(hex, sizeof hex, "%02x", b);
+    out += hex;
+  }
+  return out;
 }
 
 }  // namespace coz::cli

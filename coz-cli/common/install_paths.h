@@ -19,4 +19,7 @@ std::string find_viewer(std::string* looked_in);
 // Reads the viewer's files from `dir`. False with a one-line `error` that says how to fix it.
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error);
 
+// A fresh nonce for a page's scripts (its Content-Security-Policy): 32 hex digits.
+std::string page_nonce();
+
 }  // namespace coz::cli

@@ -112,12 +112,14 @@ std::string compare_text(const CompareSummary& s, const analysis::Comparison& c,
     if (!check.problem.empty()) {
       out += "  " + check.problem + "\n";
     } else {
-      out += "  the line itself is " + signed_percent(check.line_speedup) +
-             " faster by its samples (" + number_text("%.3g", check.old_samples) + " against " +
+      out += "  the line itself is " + signed_percent(check.line_speedup) + " [" +
+             signed_percent(check.line_low) + ", " + signed_percent(check.line_high) +
+             "] faster by its samples (" + number_text("%.3g", check.old_samples) + " against " +
              number_text("%.3g", check.new_samples) + " samples per visit of '" + check.point +
              "')\n";
-      out += "  predicted at that line speedup: " + signed_percent(check.prediction) + " [" +
-             signed_percent(check.p_low) + ", " + signed_percent(check.p_high) + "]\n";
+      out += "  predicted at that line speedup (over its interval too): " +
+             signed_percent(check.prediction) + " [" + signed_percent(check.p_low) + ", " +
+             signed_percent(check.p_high) + "]\n";
       out += "  achieved: " + signed_percent(check.achievement) + " [" +
              signed_percent(check.a_low) + ", " + signed_percent(check.a_high) + "]\n";
       out += std::string("  ") +
@@ -132,7 +134,8 @@ std::string compare_text(const CompareSummary& s, const analysis::Comparison& c,
 }
 
 std::string compare_json(const CompareSummary& s, const analysis::Comparison& c,
-                         const PredictionCheck& check) {
+                         const PredictionCheck& check,
+                         const std::vector<analysis::ComparedRun>& runs) {
   JsonWriter j;
   j.begin_object();
   j.value("old", s.old_command).value("new", s.new_command);
@@ -167,17 +170,42 @@ std::string compare_json(const CompareSummary& s, const analysis::Comparison& c,
     j.value("", why);
   }
   j.end_array();
+  j.begin_array("run_values");
+  for (const analysis::ComparedRun& r : runs) {
+    j.begin_object();
+    j.value("program", r.program == 0 ? "old" : "new").value("layout", r.layout);
+    j.value("seconds", r.seconds);
+    j.begin_object("rates");
+    for (const auto& [name, visits] : r.visits) {
+      j.value(name, r.seconds > 0 ? visits / r.seconds : 0.0);
+    }
+    j.end_object();
+    j.end_object();
+  }
+  j.end_array();
   if (check.asked) {
     j.begin_object("prediction");
     j.value("line", check.line).value("point", check.point);
     if (!check.problem.empty()) {
       j.value("problem", check.problem);
     } else {
-      j.value("line_speedup", check.line_speedup);
+      j.value("line_speedup", check.line_speedup).value("line_low", check.line_low);
+      j.value("line_high", check.line_high);
       j.value("predicted", check.prediction).value("predicted_low", check.p_low);
       j.value("predicted_high", check.p_high);
       j.value("achieved", check.achievement).value("achieved_low", check.a_low);
       j.value("achieved_high", check.a_high).value("consistent", check.consistent);
+      j.begin_array("curve");
+      for (const PredictionCheck::Point& p : check.curve) {
+        j.begin_object().value("x", p.x).value("y", p.y).value("low", p.low).value("high", p.high);
+        j.end_object();
+      }
+      j.end_array();
+      j.begin_array("fit");
+      for (const PredictionCheck::Point& p : check.fit) {
+        j.begin_object().value("x", p.x).value("y", p.y).end_object();
+      }
+      j.end_array();
     }
     j.end_object();
   }

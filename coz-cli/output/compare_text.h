@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "analysis/comparison.h"
 
@@ -16,10 +17,14 @@ struct PredictionCheck {
   std::string point;        // the progress point compared (empty: none matched)
   std::string problem;      // why no prediction could be read (empty when one was)
   double line_speedup = 0;  // achieved by the line itself, from its samples (0..1, may be < 0)
-  double old_samples = 0;   // the line's samples per visit of the point, in each build
+  double line_low = 0;      // and its interval (analysis::line_speedup)
+  double line_high = 0;
+  double old_samples = 0;  // the line's samples per visit of the point, in each build
   double new_samples = 0;
   bool predicted = false;
-  double prediction = 0;  // program speedup at line_speedup, from the profile's curve
+  // The program speedup at line_speedup, from the profile's curve, with an interval over the
+  // line speedup's interval too.
+  double prediction = 0;
   double p_low = 0;
   double p_high = 0;
   bool achieved = false;
@@ -27,6 +32,16 @@ struct PredictionCheck {
   double a_low = 0;
   double a_high = 0;
   bool consistent = false;
+  // The profile's curve for the line at the point (the page draws it): each measured line speedup
+  // with its program speedup and interval, and the fitted curve at steps of the line speedup.
+  struct Point {
+    double x = 0;
+    double y = 0;
+    double low = 0;
+    double high = 0;
+  };
+  std::vector<Point> curve;
+  std::vector<Point> fit;  // low and high unused
 };
 
 struct CompareSummary {
@@ -43,7 +58,9 @@ struct CompareSummary {
 
 std::string compare_text(const CompareSummary& summary, const analysis::Comparison& comparison,
                          const PredictionCheck& check);
+// With each run's values (`runs`, in the order they ran), which the page draws.
 std::string compare_json(const CompareSummary& summary, const analysis::Comparison& comparison,
-                         const PredictionCheck& check);
+                         const PredictionCheck& check,
+                         const std::vector<analysis::ComparedRun>& runs);
 
 }  // namespace coz::output

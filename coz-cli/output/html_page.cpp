@@ -63,6 +63,50 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
+std::string json_element(const char* id, const std::string& text) {
+  return std::string("<script type=\"application/json\" id=\"") + id + "\">" + script_safe(text) +
+         "</script>\n";
+}
+
+std::string inline_libs(const ViewerFiles& viewer, const std::string& open) {
+  std::string libs;
+  for (const std::string& lib : viewer.libs) {
+    libs += open + escape_script_end(lib) + "\n</script>\n";
+  }
+  return libs;
+}
+
+// `tmpl` (the viewer's file `name`) with each placeholder replaced by its fill. Each placeholder
+// is looked for in the template only, so nothing inserted can be mistaken for one.
+bool fill_template(const std::string& tmpl, const char* name,
+                   const std::vector<std::pair<std::string, std::string>>& fills, std::string* page,
+                   std::string* error) {
+  std::vector<std::pair<size_t, size_t>> at;  // (position in the template, fill)
+  for (size_t i = 0; i < fills.size(); i++) {
+    size_t pos = tmpl.find(fills[i].first);
+    if (pos == std::string::npos) {
+      *error = std::string("the viewer's ") + name + " lacks its placeholder " + fills[i].first +
+               "; reinstall";
+      return false;
+    }
+    at.emplace_back(pos, i);
+  }
+  std::sort(at.begin(), at.end());
+  page->clear();
+  size_t from = 0;
+  for (const auto& [pos, i] : at) {
+    if (pos < from) {
+      *error = std::string("the viewer's ") + name + " has overlapping placeholders; reinstall";
+      return false;
+    }
+    page->append(tmpl, from, pos - from);
+    page->append(fills[i].second);
+    from = pos + fills[i].first.size();
+  }
+  page->append(tmpl, from, std::string::npos);
+  return true;
+}
+
 }  // namespace
 
 analysis::AnalysisOptions page_analysis_options() {
@@ -78,14 +122,8 @@ std::string page_report_json(const analysis::Report& report, const analysis::Pro
 bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce,
                 std::string* page, std::string* error) {
   std::string open = "<script nonce=\"" + nonce + "\">\n";
-  std::string libs;
-  for (const std::string& lib : viewer.libs) {
-    libs += open + escape_script_end(lib) + "\n</script>\n";
-  }
-  auto json = [](const char* id, const std::string& text) {
-    return std::string("<script type=\"application/json\" id=\"") + id + "\">" + script_safe(text) +
-           "</script>\n";
-  };
+  std::string libs = inline_libs(viewer, open);
+  auto json = json_element;
   std::string view = "{\"min_points\": " + std::to_string(data.min_points) + "}";
   // Each placeholder is looked for in the template only, so nothing inserted can be mistaken for
   // one.
@@ -100,29 +138,20 @@ bool build_page(const ViewerFiles& viewer, const PageData& data, const std::stri
                                 base64(viewer.reader_wasm) + "</script>\n"},
       {"<!--coz:app-->", open + escape_script_end(viewer.app) + "</script>"},
   };
-  std::vector<std::pair<size_t, size_t>> at;  // (position in the template, fill)
-  for (size_t i = 0; i < fills.size(); i++) {
-    size_t pos = viewer.index_html.find(fills[i].first);
-    if (pos == std::string::npos) {
-      *error = "the viewer's index.html lacks its placeholder " + fills[i].first + "; reinstall";
-      return false;
-    }
-    at.emplace_back(pos, i);
-  }
-  std::sort(at.begin(), at.end());
-  page->clear();
-  size_t from = 0;
-  for (const auto& [pos, i] : at) {
-    if (pos < from) {
-      *error = "the viewer's index.html has overlapping placeholders; reinstall";
-      return false;
-    }
-    page->append(viewer.index_html, from, pos - from);
-    page->append(fills[i].second);
-    from = pos + fills[i].first.size();
-  }
-  page->append(viewer.index_html, from, std::string::npos);
-  return true;
+  return fill_template(viewer.index_html, "index.html", fills, page, error);
+}
+
+bool build_compare_page(const ViewerFiles& viewer, const std::string& compare_json,
+                        const std::string& nonce, std::string* page, std::string* error) {
+  std::string open = "<script nonce=\"" + nonce + "\">\n";
+  std::vector<std::pair<std::string, std::string>> fills = {
+      {"COZ_NONCE", nonce},
+      {"<!--coz:style-->", "<style>\n" + viewer.style + "</style>"},
+      {"<!--coz:data-->", json_element("coz-compare", compare_json)},
+      {"<!--coz:libs-->", inline_libs(viewer, open)},
+      {"<!--coz:app-->", open + escape_script_end(viewer.compare_app) + "</script>"},
+  };
+  return fill_template(viewer.compare_html, "compare.html", fills, page, error);
 }
 
 }  // namespace coz::output

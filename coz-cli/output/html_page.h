@@ -21,6 +21,10 @@ struct ViewerFiles {
   std::vector<std::string> libs;  // vega, vega-lite, vega-embed, in load order
   std::string reader_wasm;        // coz-reader.wasm: the page's own profile reader (binary), or
                                   // empty in a build without it
+  // The page of `coz compare --html`: compare.html (placeholders COZ_NONCE, <!--coz:style-->,
+  // <!--coz:data-->, <!--coz:libs-->, <!--coz:app-->) and its script.
+  std::string compare_html;
+  std::string compare_app;
 };
 
 // The analysis a page shows: coz report's, but lines down to two distinct speedups (the page
@@ -45,5 +49,10 @@ struct PageData {
 // escaped, so nothing from the data or the libraries can end a script element.
 bool build_page(const ViewerFiles& viewer, const PageData& data, const std::string& nonce,
                 std::string* page, std::string* error);
+
+// The page of a comparison (`coz compare --json`'s document, untrusted), or false with `error`
+// when the template lacks a placeholder; escaped as build_page escapes.
+bool build_compare_page(const ViewerFiles& viewer, const std::string& compare_json,
+                        const std::string& nonce, std::string* page, std::string* error);
 
 }  // namespace coz::output

@@ -1,7 +1,9 @@
 // The viewer in headless Chromium (Debian's package), driven by Playwright (playwright-core from
 // viewer/node_modules): pages written by `coz plot` from golden profiles, opened from file://.
 // Environment: COZ_CLI (the coz binary), COZ_GOLDEN (tests/golden), COZ_ARTIFACTS (where the
-// screenshots go), COZ_VIEWER_PACKAGE (viewer/package.json, to find playwright-core).
+// screenshots go), COZ_VIEWER_PACKAGE (viewer/package.json, to find playwright-core),
+// COZ_FIXTURES and COZ_PROGRAMS_SRC (the test programs, built and as source, for coz compare's
+// page).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -431,5 +433,39 @@ test('a profile dropped on the page opens', async () => {
   assert.equal((await cardLines(page)).length, 3);
   assert.equal(await page.locator('#open-status').textContent(), 'showing dropped.coz');
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('coz compare --html: both programs\' runs per measure, and the prediction on the line\'s curve', async () => {
+  const fixtures = env('COZ_FIXTURES');
+  const source = path.join(env('COZ_PROGRAMS_SRC'), 'two_hot.c');
+  const number = fs.readFileSync(source, 'utf8').split('\n').findIndex((l) => l.includes('LINE:hot_a ')) + 1;
+  const line = source + ':' + number;
+  const profile = path.join(scratch, 'two_hot.coz');
+  let r = spawnSync(cli, ['run', '--quiet', '--budget', '6s', '--fixed-line', line, '--experiment-length', '100ms',
+                          '--speedup-step', '25', '-o', profile, '---', path.join(fixtures, 'two_hot'), '300'],
+                    { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const file = path.join(scratch, 'compare.html');
+  r = spawnSync(cli, ['compare', '-q', '--json', '--layouts', '3', '--profile', profile, '--line', line, '--html', file,
+                      '---', path.join(fixtures, 'two_hot'), '10', '---', path.join(fixtures, 'two_hot_fast'), '10'],
+                { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  const { page, problems, requests } = await open(file);
+  // A row and a chart per measure, each chart with a point per run of each program.
+  assert.equal(await page.locator('#measures tbody tr').count(), result.measures.length);
+  assert.equal(await page.locator('.compare-card svg.marks').count(), result.measures.length);
+  const points = await page.locator('.compare-card').first().locator('path[role="graphics-symbol"]').count();
+  assert.ok(points >= result.runs, `a point per run: ${points} marks for ${result.runs} runs`);
+  assert.match(await page.locator('#measures tbody tr').first().textContent(), /faster/);
+  if (result.prediction && !result.prediction.problem) {
+    assert.equal(await page.locator('#prediction').isVisible(), true);
+    assert.equal(await page.locator('#prediction-chart svg.marks').count(), 1);
+    assert.match(await page.locator('#prediction-text').textContent(), /Predicted there: .*achieved/);
+  }
+  assert.deepEqual(problems, []);
+  assert.deepEqual(requests, [], 'the page must not touch the network');
+  await page.screenshot({ path: path.join(artifacts, 'viewer-compare.png'), fullPage: true });
   await page.close();
 });

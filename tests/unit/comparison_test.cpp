@@ -131,15 +131,23 @@ TEST(Comparison, TooFewLayoutsAndUnvisitedPoints) {
 }
 
 TEST(Comparison, LineSpeedupAndConsistency) {
-  double s = 0;
-  ASSERT_TRUE(line_speedup(200, 100, 100, 100, &s));
-  EXPECT_DOUBLE_EQ(s, 0.5);
-  ASSERT_TRUE(line_speedup(100, 100, 0, 50, &s));
-  EXPECT_DOUBLE_EQ(s, 1);
-  ASSERT_TRUE(line_speedup(100, 100, 200, 100, &s));
-  EXPECT_DOUBLE_EQ(s, -1);  // twice as slow
-  EXPECT_FALSE(line_speedup(0, 100, 10, 100, &s));
-  EXPECT_FALSE(line_speedup(10, 100, 10, 0, &s));
+  LineSpeedup s;
+  ASSERT_TRUE(line_speedup(200, 100, 100, 100, 0.95, &s));
+  EXPECT_DOUBLE_EQ(s.value, 0.5);
+  // Poisson counts: 1/200 + 1/100 in the log ratio's variance, about +-0.24 at 95%.
+  EXPECT_NEAR(s.low, 1 - 0.5 * std::exp(1.96 * std::sqrt(1 / 200.5 + 1 / 100.5)), 0.01);
+  EXPECT_NEAR(s.high, 1 - 0.5 * std::exp(-1.96 * std::sqrt(1 / 200.5 + 1 / 100.5)), 0.01);
+  LineSpeedup many;
+  ASSERT_TRUE(line_speedup(20000, 100, 10000, 100, 0.95, &many));
+  EXPECT_LT(many.high - many.low, (s.high - s.low) / 5);  // ten times the samples
+  ASSERT_TRUE(line_speedup(100, 100, 0, 50, 0.95, &s));
+  EXPECT_DOUBLE_EQ(s.value, 1);
+  EXPECT_DOUBLE_EQ(s.high, 1);
+  EXPECT_LT(s.low, 1);
+  ASSERT_TRUE(line_speedup(100, 100, 200, 100, 0.95, &s));
+  EXPECT_DOUBLE_EQ(s.value, -1);  // twice as slow
+  EXPECT_FALSE(line_speedup(0, 100, 10, 100, 0.95, &s));
+  EXPECT_FALSE(line_speedup(10, 100, 10, 0, 0.95, &s));
   EXPECT_TRUE(consistent(0.17, 0.14, 0.20, 0.158, 0.149, 0.167));
   EXPECT_FALSE(consistent(0.17, 0.16, 0.18, 0.10, 0.09, 0.11));
 }

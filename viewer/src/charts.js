@@ -52,7 +52,7 @@ export function lineSpec(line, domain, keys) {
 
 // ast: expressions are interpreted (vega-interpreter, inside vega-embed) instead of compiled
 // with Function(), so the page's policy needs no 'unsafe-eval'.
-const embedOptions = {
+export const embedOptions = {
   mode: 'vega-lite',
   renderer: 'svg',
   ast: true,
