@@ -190,7 +190,7 @@ bool line_speedup(double old_samples, double old_visits, double new_samples, dou
   double log_ratio =
       std::log(((new_samples + 0.5) / new_visits) / ((old_samples + 0.5) / old_visits));
   double se = std::sqrt(1 / (old_samples + 0.5) + 1 / (new_samples + 0.5));
-  double z = student_t_quantile((1 + confidence) / 2, 1e9);
+  double z = normal_quantile((1 + confidence) / 2);
   out->low = 1 - std::exp(log_ratio + z * se);
   out->high = std::min(1.0, 1 - std::exp(log_ratio - z * se));
   out->low = std::min(out->low, out->value);

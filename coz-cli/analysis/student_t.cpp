@@ -80,4 +80,14 @@ double student_t_quantile(double p, double df) {
   return (lo + hi) / 2;
 }
 
+double normal_quantile(double p) {
+  double lo = -40;
+  double hi = 40;
+  for (int i = 0; i < 200 && hi - lo > 1e-13; i++) {
+    double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 }  // namespace coz::analysis

@@ -2,6 +2,8 @@
 // both programs at each, in random order) and the answer.
 #include "commands/compare.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "analysis/comparison.h"
@@ -112,10 +115,14 @@ void setup(CLI::App* app, CompareArgs* a) {
                    [a](const std::string& v, std::string* e) {
                      return parse_percent("--confidence", v, 50, 100, &a->stats.confidence, e);
                    });
-  add_value_option(app, "--seed", "N", "draw the layouts and the order from N (default: random)",
+  add_value_option(app, "--seed", "N",
+                   "draw the layouts and the order from N (default: random; the answer names it)",
                    false, [a](const std::string& v, std::string* e) {
-                     size_t n = 0;
-                     if (!parse_count("--seed", v, 1, &n, e)) {
+                     char* end = nullptr;
+                     errno = 0;
+                     unsigned long long n = strtoull(v.c_str(), &end, 10);
+                     if (v.empty() || v[0] == '-' || *end != '\0' || errno != 0 || n == 0) {
+                       *e = "--seed takes a whole number from 1 to 2^64 - 1, not '" + v + "'";
                        return false;
                      }
                      a->seed = n;
@@ -224,19 +231,42 @@ bool confident(const analysis::Comparison& c) {
   return !c.metrics.empty();
 }
 
-// The page of the answer (--html), written once the answer is printed.
-bool write_page(const std::string& path, const std::string& json, std::string* error) {
+// Before the runs: the viewer's compare page is there and `path` can be written.
+bool prepare_page(const std::string& path, output::ViewerFiles* viewer, std::string* error) {
   std::string looked_in;
   std::string dir = find_viewer(&looked_in);
-  output::ViewerFiles viewer;
   if (dir.empty()) {
     *error = "cannot find the viewer for --html (looked in " + looked_in +
              "); rebuild, reinstall, or set COZ_VIEWER_DIR";
     return false;
   }
+  if (!load_viewer(dir, viewer, error)) {
+    return false;
+  }
+  if (viewer->compare_html.empty() || viewer->compare_app.empty()) {
+    *error = "the viewer in " + dir +
+             " has no compare page (compare.html, compare.js); rebuild "
+             "(cmake --build build) or reinstall";
+    return false;
+  }
+  bool existed = access(path.c_str(), F_OK) == 0;
+  std::ofstream probe(path, std::ios::binary | std::ios::app);
+  if (!probe) {
+    *error = "cannot write " + path + "; pick another place with --html FILE";
+    return false;
+  }
+  probe.close();
+  if (!existed) {
+    unlink(path.c_str());
+  }
+  return true;
+}
+
+// The page of the answer (--html), written once the answer is printed.
+bool write_page(const std::string& path, const output::ViewerFiles& viewer, const std::string& json,
+                std::string* error) {
   std::string page;
-  if (!load_viewer(dir, &viewer, error) ||
-      !output::build_compare_page(viewer, json, page_nonce(), &page, error)) {
+  if (!output::build_compare_page(viewer, json, page_nonce(), &page, error)) {
     return false;
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -279,15 +309,37 @@ int compare_command(const std::vector<std::string>& args) {
     }
     builds[p] = Build{*commands[p], program.path};
   }
-  char dir[] = "/tmp/coz-compare.XXXXXX";
-  if (!mkdtemp(dir)) {
-    return fail(kWho, "cannot make a temporary directory in /tmp; set TMPDIR or free space",
+  // Everything that can be checked before the runs is: a bad profile, line or page path must not
+  // cost a whole comparison first.
+  if (!a.prediction.profile.empty() && !preflight_prediction(a.prediction, &error)) {
+    return fail(kWho, error, kExitCannotProfile);
+  }
+  output::ViewerFiles viewer;
+  if (!a.html.empty() && !prepare_page(a.html, &viewer, &error)) {
+    return fail(kWho, error, kExitCannotProfile);
+  }
+  const char* tmp = getenv("TMPDIR");
+  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/coz-compare.XXXXXX";
+  if (!mkdtemp(dir.data())) {
+    return fail(kWho,
+                "cannot make a temporary directory in " + dir.substr(0, dir.rfind('/')) +
+                    ": free space there or point TMPDIR elsewhere",
                 kExitCannotProfile);
   }
   LaunchSettings settings{preload.path(), a.show_output, dir};
-  struct Cleanup {
+  struct Cleanup {  // the runs' files, and the directory
     std::string dir;
-    ~Cleanup() { rmdir(dir.c_str()); }
+    ~Cleanup() {
+      if (DIR* d = opendir(dir.c_str())) {
+        while (dirent* e = readdir(d)) {
+          if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            unlink((dir + "/" + e->d_name).c_str());
+          }
+        }
+        closedir(d);
+      }
+      rmdir(dir.c_str());
+    }
   } cleanup{dir};
 
   output::CompareSummary summary;
@@ -298,7 +350,8 @@ int compare_command(const std::vector<std::string>& args) {
   summary.precision = a.stats.precision;
   summary.fixed_layout = a.fixed_layout;
   summary.address_space_fixed = fix_address_space();
-  analysis::Rng rng(a.seed ? a.seed : drawn_seed());
+  summary.seed = a.seed ? a.seed : drawn_seed();
+  analysis::Rng rng(summary.seed);
   std::vector<analysis::ComparedRun> runs;
   analysis::Comparison comparison;
   uint64_t began = platform::monotonic_ns();
@@ -360,7 +413,7 @@ int compare_command(const std::vector<std::string>& args) {
   summary.seconds = static_cast<double>(platform::monotonic_ns() - began) / 1e9;
   std::string json = output::compare_json(summary, comparison, check, runs);
   fputs((a.json ? json : output::compare_text(summary, comparison, check)).c_str(), stdout);
-  if (!a.html.empty() && !write_page(a.html, json, &error)) {
+  if (!a.html.empty() && !write_page(a.html, viewer, json, &error)) {
     return fail(kWho, error, kExitCannotProfile);
   }
   return kExitOk;

@@ -105,10 +105,12 @@ bool start_and_wait(const std::vector<std::string>& command, const std::string& 
   uint64_t began = platform::monotonic_ns();
   pid_t child = fork();
   if (child < 0) {
-    *error = std::string("cannot start the program: ") + strerror(errno);
+    *error = std::string("cannot start the program: ") + strerror(errno) +
+             "; free memory or raise the process limit (ulimit -u)";
     return false;
   }
   if (child == 0) {
+    int said = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);  // coz's own stderr, for a failed exec
     int null_in = open("/dev/null", O_RDONLY);
     if (null_in >= 0) {
       dup2(null_in, STDIN_FILENO);
@@ -122,13 +124,15 @@ bool start_and_wait(const std::vector<std::string>& command, const std::string& 
     }
     execve(path.c_str(), argv.data(), envp.data());
     int err = errno;
-    dprintf(STDERR_FILENO, "coz compare: error: cannot run %s: %s\n", path.c_str(), strerror(err));
+    dprintf(said >= 0 ? said : STDERR_FILENO, "coz compare: error: cannot run %s: %s\n",
+            path.c_str(), strerror(err));
     _exit(127);
   }
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) {
-      *error = std::string("lost track of the program: ") + strerror(errno);
+      *error = std::string("lost track of the program: ") + strerror(errno) +
+               "; is something else reaping coz compare's children?";
       return false;
     }
   }
@@ -145,8 +149,10 @@ bool start_and_wait(const std::vector<std::string>& command, const std::string& 
 bool launch_once(const std::vector<std::string>& command, const std::string& path, uint64_t seed,
                  const LaunchSettings& settings, LaunchResult* out, std::string* error) {
   *out = LaunchResult{};
+  // A file per run: a process of an earlier run that outlives it (a daemon) writes into its own.
+  static size_t runs = 0;
   RunConfig config;
-  config.count_only = settings.counts_dir + "/counts";
+  config.count_only = settings.counts_dir + "/counts." + std::to_string(++runs);
   config.layout_seed = seed;
   unlink(config.count_only.c_str());
   if (!start_and_wait(command, path, run_environment(settings, config), settings, out, error)) {

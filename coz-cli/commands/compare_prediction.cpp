@@ -35,7 +35,9 @@ bool count_line(const PredictionRequest& r, const Build& build, const std::strin
   constexpr size_t kMaxRuns = 30;
   constexpr double kEnoughSamples = 1000;  // the line speedup to about +-5 points (95%)
   for (size_t i = 0;
-       i < std::max(r.runs, kMaxRuns) && (i < r.runs || out->samples < kEnoughSamples); i++) {
+       i < std::max(r.runs, kMaxRuns) && (i < r.runs || out->samples < kEnoughSamples) &&
+       (i < r.runs || out->samples > 0);  // none in the first runs: the line is not hot here
+       i++) {
     unlink(config.output.c_str());
     LaunchResult run;
     if (!launch_profiled(build.command, build.path, config, settings, &run, error)) {
@@ -73,7 +75,38 @@ const analysis::MetricComparison* point_compared(const PredictionRequest& r,
   return nullptr;
 }
 
+// The line's series at `point`: the throughput one at the lowest load level if there are several
+// (a latency point has one of each kind), else the first.
+const analysis::Series* find_series(const analysis::Report& report, const std::string& point,
+                                    const std::string& line) {
+  const analysis::Series* found = nullptr;
+  for (const analysis::Series& s : report.series) {
+    if ((point.empty() || s.point == point) && same_line(s.line.name, line) &&
+        (!found || (found->kind != analysis::PointMetric::kThroughput &&
+                    s.kind == analysis::PointMetric::kThroughput))) {
+      found = &s;
+    }
+  }
+  return found;
+}
+
 }  // namespace
+
+bool preflight_prediction(const PredictionRequest& r, std::string* error) {
+  analysis::ProfileData data;
+  if (!read_profiles({r.profile}, "coz compare", &data)) {
+    *error = "cannot read the profile " + r.profile + " (said above); check --profile";
+    return false;
+  }
+  analysis::Report report = analysis::analyse(data, analysis::AnalysisOptions{});
+  if (!find_series(report, r.point, r.line)) {
+    *error = "the profile " + r.profile + " has no curve for " + r.line +
+             (r.point.empty() ? "" : " at '" + r.point + "'") + " (coz report " + r.profile +
+             " lists the lines it has); check --line and --point";
+    return false;
+  }
+  return true;
+}
 
 bool same_line(const std::string& location, const std::string& spec) {
   FileLine want, got;
@@ -140,10 +173,9 @@ bool check_prediction(const PredictionRequest& r, const Build& old_build, const 
     options.predict_at.push_back(step * 0.05);
   }
   analysis::Report report = analysis::analyse(data, options);
-  for (const analysis::Series& s : report.series) {
-    if (s.point != m->name || !same_line(s.line.name, r.line)) {
-      continue;
-    }
+  const analysis::Series* found = find_series(report, m->name, r.line);
+  if (found && !found->curve.empty()) {
+    const analysis::Series& s = *found;
     for (const analysis::Prediction& p : s.predicted) {
       if (p.line_speedup == line_speedup && p.program_speedup.has_interval) {
         check->predicted = true;
@@ -161,6 +193,12 @@ bool check_prediction(const PredictionRequest& r, const Build& old_build, const 
     }
     if (check->predicted && achieved_line.low <= 0) {
       check->p_low = std::min(check->p_low, 0.0);  // no line speedup, no program speedup
+    }
+    double largest = s.curve.back().line_speedup;
+    if (check->predicted && ends[1] > largest + 1e-9) {
+      check->note = "the line speedup's interval reaches past the profile's largest experiment (" +
+                    std::to_string(static_cast<int>(largest * 100 + 0.5)) +
+                    "%): the prediction's interval stops there";
     }
     std::map<double, double> fit = {{0.0, 0.0}};  // every point read from the fitted curve
     for (const analysis::Prediction& p : s.predicted) {

@@ -30,6 +30,10 @@ struct Build {
   std::string path;
 };
 
+// Before any run: the profile reads and has a curve for the line (at the point, if named). False
+// with `error` (one line, with what to do) otherwise.
+bool preflight_prediction(const PredictionRequest& request, std::string* error);
+
 // Fills the check; a problem (no samples of the line, no series in the profile, ...) is said in
 // it rather than failing the comparison. False with `error` only when a run cannot start.
 bool check_prediction(const PredictionRequest& request, const Build& old_build,

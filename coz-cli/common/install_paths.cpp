@@ -88,9 +88,7 @@ std::string find_viewer(std::string* looked_in) {
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {
   // viewer.js is the bundle of viewer/src (the profile reader's script included).
   if (!slurp(dir + "/index.html", &viewer->index_html) ||
-      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app) ||
-      !slurp(dir + "/compare.html", &viewer->compare_html) ||
-      !slurp(dir + "/compare.js", &viewer->compare_app)) {
+      !slurp(dir + "/viewer.css", &viewer->style) || !slurp(dir + "/viewer.js", &viewer->app)) {
     *error = "the viewer in " + dir + " is incomplete; rebuild (cmake --build build) or reinstall";
     return false;
   }
@@ -101,6 +99,12 @@ bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::strin
                ": run `npm ci` in viewer/ (scripts/deps.sh does), then rebuild";
       return false;
     }
+  }
+  // coz compare's page: a viewer installed before it has none (coz compare --html says so).
+  if (!slurp(dir + "/compare.html", &viewer->compare_html) ||
+      !slurp(dir + "/compare.js", &viewer->compare_app)) {
+    viewer->compare_html.clear();
+    viewer->compare_app.clear();
   }
   // A build without the WebAssembly toolchain has no reader (COZ_PAGE_READER): its pages show
   // their own profile and open JSON reports, and say so when asked to open a profile.

@@ -68,7 +68,8 @@ std::string compare_text(const CompareSummary& s, const analysis::Comparison& c,
          (s.fixed_layout ? " rounds at one fixed layout" : " layouts") + ", " +
          std::to_string(s.repeats) + (s.repeats == 1 ? " run" : " runs") +
          " of each program at each, in random order (" + number_text("%.1f s", s.seconds) + "); " +
-         number_text("%g%%", s.confidence * 100) + " intervals\n\n";
+         number_text("%g%%", s.confidence * 100) + " intervals; --seed " + std::to_string(s.seed) +
+         " repeats it\n\n";
   char row[512];
   snprintf(row, sizeof row, "  %-24s %12s %12s   %s\n", "measure", "old", "new",
            "speedup (1 - new time / old time)");
@@ -120,6 +121,9 @@ std::string compare_text(const CompareSummary& s, const analysis::Comparison& c,
       out += "  predicted at that line speedup (over its interval too): " +
              signed_percent(check.prediction) + " [" + signed_percent(check.p_low) + ", " +
              signed_percent(check.p_high) + "]\n";
+      if (!check.note.empty()) {
+        out += "  (" + check.note + ")\n";
+      }
       out += "  achieved: " + signed_percent(check.achievement) + " [" +
              signed_percent(check.a_low) + ", " + signed_percent(check.a_high) + "]\n";
       out += std::string("  ") +
@@ -142,7 +146,7 @@ std::string compare_json(const CompareSummary& s, const analysis::Comparison& c,
   j.value("runs", c.runs).value("layouts", s.layouts).value("repeats", s.repeats);
   j.value("confidence", s.confidence).value("precision", s.precision);
   j.value("fixed_layout", s.fixed_layout).value("address_space_fixed", s.address_space_fixed);
-  j.value("seconds", s.seconds);
+  j.value("seconds", s.seconds).value("seed", std::to_string(s.seed));
   j.begin_array("measures");
   for (const MetricComparison& m : c.metrics) {
     j.begin_object();
@@ -195,6 +199,9 @@ std::string compare_json(const CompareSummary& s, const analysis::Comparison& c,
       j.value("predicted_high", check.p_high);
       j.value("achieved", check.achievement).value("achieved_low", check.a_low);
       j.value("achieved_high", check.a_high).value("consistent", check.consistent);
+      if (!check.note.empty()) {
+        j.value("note", check.note);
+      }
       j.begin_array("curve");
       for (const PredictionCheck::Point& p : check.curve) {
         j.begin_object().value("x", p.x).value("y", p.y).value("low", p.low).value("high", p.high);

@@ -3,6 +3,7 @@
 // speedup and the two speedups side by side.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct PredictionCheck {
   double a_low = 0;
   double a_high = 0;
   bool consistent = false;
+  std::string note;  // a caveat on the prediction's interval, or empty
   // The profile's curve for the line at the point (the page draws it): each measured line speedup
   // with its program speedup and interval, and the fitted curve at steps of the line speedup.
   struct Point {
@@ -54,6 +56,7 @@ struct CompareSummary {
   bool fixed_layout = false;        // every run at one layout (--fixed-layout)
   bool address_space_fixed = true;  // randomisation off: runs at a layout repeat it
   double seconds = 0;               // the comparison's own time
+  uint64_t seed = 0;                // the layouts' and the order's (--seed repeats them)
 };
 
 std::string compare_text(const CompareSummary& summary, const analysis::Comparison& comparison,

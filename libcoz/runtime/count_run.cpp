@@ -24,8 +24,11 @@ struct Baseline {
   uint64_t end = 0;
 };
 
+// Whether this process counts: constant-initialised, so the hooks (_exit's, pthread_create's)
+// of a process that does not count never touch state(), which allocates on first use.
+std::atomic<bool> g_on{false};
+
 struct State {
-  std::atomic<bool> on{false};
   std::atomic<bool> finished{false};
   pid_t pid = 0;
   uint64_t start_ns = 0;
@@ -45,22 +48,22 @@ State& state() {
 }
 
 void before_fork() {
-  if (state().on.load()) {
+  if (g_on.load()) {
     state().points->before_fork();
   }
 }
 
 void after_fork_in_parent() {
-  if (state().on.load()) {
+  if (g_on.load()) {
     state().points->after_fork();
   }
 }
 
 void after_fork_in_child() {
-  State& s = state();
-  if (!s.on.load()) {
+  if (!g_on.load()) {
     return;
   }
+  State& s = state();
   s.points->after_fork();
   s.pid = getpid();
   s.start_ns = platform::monotonic_ns();
@@ -100,25 +103,28 @@ bool start(const RunConfig& config, ProgressPoints& points) {
     fork_handlers = true;
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
   }
-  s.on.store(true);
+  g_on.store(true);
   return true;
 }
 
 bool active() {
-  return state().on.load(std::memory_order_relaxed);
+  return g_on.load(std::memory_order_relaxed);
 }
 
 size_t next_thread_pad() {
-  State& s = state();
-  if (!s.on.load(std::memory_order_relaxed)) {
+  if (!g_on.load(std::memory_order_relaxed)) {
     return 0;
   }
+  State& s = state();
   return s.shift.thread_pad(s.threads.fetch_add(1, std::memory_order_relaxed) + 1);
 }
 
 void finish() {
+  if (!g_on.load()) {
+    return;
+  }
   State& s = state();
-  if (!s.on.load() || getpid() != s.pid || s.finished.exchange(true)) {
+  if (getpid() != s.pid || s.finished.exchange(true)) {
     return;
   }
   uint64_t alive = platform::monotonic_ns() - s.start_ns;

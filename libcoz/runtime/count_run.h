@@ -10,6 +10,9 @@
 //   fork on (its parent's visits until then are its parent's).
 // Threads: start() from the library constructor, before any thread of the program; finish() from
 // the exiting thread (once per process; not in a vfork child); next_thread_pad() from any thread.
+// In a process that does not count, none of them allocates or locks. finish() formats and writes
+// a block: from an _exit the program calls in a signal handler that interrupted malloc it could
+// wait, as the runtime's own shut-down there could.
 #pragma once
 
 #include <cstddef>

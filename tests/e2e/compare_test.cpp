@@ -3,6 +3,7 @@
 // count-only runtime draws, the profile's prediction checked, and bad input.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -161,6 +162,36 @@ TEST(Compare, WorksWherePerfEventIsRefused) {
                         fixture("two_hot_fast"), "3"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("'round'"), std::string::npos) << r.out;
+}
+
+TEST(Compare, AProfileWithoutTheLineOrAnUnwritablePageFailsBeforeAnyRun) {
+  TempDir dir;
+  std::string profile = dir.path() + "/empty.coz";
+  { std::ofstream(profile) << "startup\ttime=1\n"; }
+  auto no_line =
+      run_process({COZ_TEST_CLI, "compare", "--profile", profile, "--line", "nowhere.c:3", "---",
+                   fixture("two_hot"), "400", "---", fixture("two_hot"), "400"});
+  EXPECT_EQ(no_line.status, 1);
+  EXPECT_NE(no_line.err.find("has no curve for nowhere.c:3"), std::string::npos) << no_line.err;
+  EXPECT_EQ(no_line.err.find("layout 1"), std::string::npos) << "no run first: " << no_line.err;
+  auto page = run_process({COZ_TEST_CLI, "compare", "--html", "/nonexistent/dir/page.html", "---",
+                           fixture("two_hot"), "400", "---", fixture("two_hot"), "400"});
+  EXPECT_EQ(page.status, 1);
+  EXPECT_NE(page.err.find("cannot write /nonexistent/dir/page.html"), std::string::npos)
+      << page.err;
+  EXPECT_EQ(page.err.find("layout 1"), std::string::npos) << page.err;
+}
+
+TEST(Compare, LeavesNoFilesBehindAndNamesItsSeed) {
+  TempDir dir;
+  auto r = run_process(
+      {COZ_TEST_CLI, "compare", "-q", "--seed", "18446744073709551615", "--layouts", "2",
+       "--repeats", "1", "---", fixture("layout_probe"), "---", fixture("layout_probe")},
+      "", {{"TMPDIR", dir.path()}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("--seed 18446744073709551615 repeats it"), std::string::npos) << r.out;
+  EXPECT_EQ(system(("test -z \"$(ls -A '" + dir.path() + "')\"").c_str()), 0)
+      << "files left in TMPDIR";
 }
 
 }  // namespace

@@ -22,6 +22,9 @@ TEST(StudentT, MatchesTablesAndItsOwnQuantiles) {
   EXPECT_NEAR(student_t_quantile(0.975, 1), 12.7062, 1e-3);
   EXPECT_NEAR(student_t_quantile(0.975, 1e6), 1.95996, 1e-4);
   EXPECT_NEAR(student_t_quantile(0.025, 10), -2.2281, 1e-4);
+  EXPECT_NEAR(normal_quantile(0.975), 1.959964, 1e-6);
+  EXPECT_NEAR(normal_quantile(0.995), 2.575829, 1e-6);
+  EXPECT_NEAR(normal_quantile(0.5), 0, 1e-9);
   for (double df : {1.0, 3.0, 9.0, 40.0}) {
     for (double p : {0.01, 0.2, 0.5, 0.9, 0.999}) {
       EXPECT_NEAR(student_t_cdf(student_t_quantile(p, df), df), p, 1e-9);
