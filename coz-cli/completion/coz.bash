@@ -21,15 +21,15 @@ _coz() {
     fi
   done
   if ((cword == 1)); then
-    COMPREPLY=($(compgen -W "run report plot coordinate help --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "run report plot coordinate compare help --help --version" -- "$cur"))
     return
   fi
   local command=${words[1]}
   case $command in
     help)
-      COMPREPLY=($(compgen -W "run report plot coordinate --man" -- "$cur"))
+      COMPREPLY=($(compgen -W "run report plot coordinate compare --man" -- "$cur"))
       return ;;
-    run | report | plot | coordinate) ;;
+    run | report | plot | coordinate | compare) ;;
     *) return ;;
   esac
   # File names one a line (mapfile), so a name with spaces or glob characters stays one word.

@@ -164,6 +164,23 @@ TEST(Compare, WorksWherePerfEventIsRefused) {
   EXPECT_NE(r.out.find("'round'"), std::string::npos) << r.out;
 }
 
+TEST(Compare, UntilConfidentAddsLayoutsUpToItsCap) {
+  // An impossible precision: layouts are added until --max-layouts, and the answer says how many
+  // more would be needed.
+  auto r = run_process({COZ_TEST_CLI, "compare", "-q", "--json", "--until-confident", "--precision",
+                        "0.001%", "--layouts", "2", "--max-layouts", "4", "--repeats", "1", "---",
+                        fixture("layout_probe"), "---", fixture("layout_probe")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json_number(r.out, "layouts"), 4) << r.out;
+  EXPECT_GT(json_number(r.out, "layouts_needed"), 4) << r.out;
+  // A loose one: it stops at the layouts it starts with.
+  auto loose = run_process({COZ_TEST_CLI, "compare", "-q", "--json", "--until-confident",
+                            "--precision", "90%", "--layouts", "3", "---", fixture("two_hot"), "3",
+                            "---", fixture("two_hot_fast"), "3"});
+  ASSERT_EQ(loose.status, 0) << loose.err;
+  EXPECT_EQ(json_number(loose.out, "layouts"), 3) << loose.out;
+}
+
 TEST(Compare, AProfileWithoutTheLineOrAnUnwritablePageFailsBeforeAnyRun) {
   TempDir dir;
   std::string profile = dir.path() + "/empty.coz";

@@ -18,10 +18,12 @@ runtime=$(find "$prefix" -name libcoz.so)
 [ "$(echo "$runtime" | wc -l)" = 1 ] && [ -n "$runtime" ] || fail "one libcoz.so expected, got: $runtime"
 case "$runtime" in */coz-amp/libcoz.so) ;; *) fail "libcoz.so not in a private coz-amp directory: $runtime" ;; esac
 for f in bin/coz include/coz.h share/coz-amp/viewer/index.html share/coz-amp/viewer/viewer.js \
+         share/coz-amp/viewer/compare.html share/coz-amp/viewer/compare.js \
          share/coz-amp/viewer/vega.min.js share/coz-amp/viewer/coz-reader.wasm \
          share/coz-amp/viewer/THIRD-PARTY-LICENSES.txt \
          share/man/man1/coz.1 share/man/man1/coz-run.1 \
-         share/man/man1/coz-report.1 share/man/man1/coz-plot.1 share/bash-completion/completions/coz \
+         share/man/man1/coz-report.1 share/man/man1/coz-plot.1 share/man/man1/coz-compare.1 \
+         share/bash-completion/completions/coz \
          share/cmake/coz-amp/coz-amp-config.cmake share/pkgconfig/coz-amp.pc share/doc/coz-amp/LICENSE; do
   [ -e "$prefix/$f" ] || fail "$f was not installed"
 done
@@ -39,7 +41,7 @@ dpkg --compare-versions "${version##* }" gt 0.2.2-2 || fail "version ${version##
 
 # --- man pages: render without warnings, and `man coz` finds the installed one -----------------
 if command -v man >/dev/null; then
-  for page in coz coz-run coz-report coz-plot; do
+  for page in coz coz-run coz-report coz-plot coz-compare; do
     warnings=$(MANWIDTH=80 man --warnings -l "$prefix/share/man/man1/$page.1" 2>&1 >/dev/null)
     [ -z "$warnings" ] || fail "$page.1: $warnings"
   done
