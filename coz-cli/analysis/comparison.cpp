@@ -66,12 +66,14 @@ Spread spread_of(const std::map<size_t, std::vector<double>>& cells) {
   return s;
 }
 
-MetricComparison compare_metric(const std::string& name, bool wall_time,
+MetricComparison compare_metric(const std::string& name, bool wall_time, bool latency,
                                 const std::vector<ComparedRun>& runs, const Speeds& speed,
                                 const CompareOptions& options) {
   MetricComparison m;
   m.name = name;
   m.wall_time = wall_time;
+  m.latency = latency;
+  const bool time_like = wall_time || latency;
   std::map<size_t, std::vector<double>> cells[2];
   std::vector<double> logs[2];
   for (size_t i = 0; i < runs.size(); i++) {
@@ -80,8 +82,8 @@ MetricComparison compare_metric(const std::string& name, bool wall_time,
     logs[p].push_back(speed[i]);
   }
   // Geometric means, as the user reads them: seconds or visits per second.
-  m.old_value = std::exp(wall_time ? -mean(logs[0]) : mean(logs[0]));
-  m.new_value = std::exp(wall_time ? -mean(logs[1]) : mean(logs[1]));
+  m.old_value = std::exp(time_like ? -mean(logs[0]) : mean(logs[0]));
+  m.new_value = std::exp(time_like ? -mean(logs[1]) : mean(logs[1]));
   std::vector<double> differences;
   for (const auto& [layout, old_runs] : cells[0]) {
     if (auto it = cells[1].find(layout); it != cells[1].end()) {
@@ -148,7 +150,7 @@ Comparison compare_runs(const std::vector<ComparedRun>& runs, const CompareOptio
     every_timed = every_timed && std::isfinite(w);
   }
   if (every_timed) {
-    out.metrics.push_back(compare_metric("wall time", true, runs, wall, options));
+    out.metrics.push_back(compare_metric("wall time", true, false, runs, wall, options));
   }
   std::set<std::string> names;
   for (const ComparedRun& r : runs) {
@@ -176,7 +178,25 @@ Comparison compare_runs(const std::vector<ComparedRun>& runs, const CompareOptio
                             " runs");
       continue;
     }
-    out.metrics.push_back(compare_metric(name, false, runs, speed, options));
+    out.metrics.push_back(compare_metric(name, false, false, runs, speed, options));
+    // A latency point: its mean latency too, 1 / (in flight / departures) as its speed.
+    Speeds quickness;
+    size_t timed = 0;
+    for (const ComparedRun& r : runs) {
+      double flying = 0, departures = 0;
+      for (const auto& [n, v] : r.in_flight_ns) {
+        flying += n == name ? v : 0;
+      }
+      for (const auto& [n, v] : r.visits) {
+        departures += n == name ? v : 0;
+      }
+      bool usable = flying > 0 && departures > 0;
+      timed += usable ? 1 : 0;
+      quickness.push_back(usable ? std::log(departures / (flying / 1e9)) : NAN);
+    }
+    if (timed == runs.size()) {
+      out.metrics.push_back(compare_metric(name, false, true, runs, quickness, options));
+    }
   }
   return out;
 }

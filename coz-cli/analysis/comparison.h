@@ -30,6 +30,9 @@ struct ComparedRun {
   // Visits of each throughput point (departures of each latency point), over the run's
   // processes.
   std::vector<std::pair<std::string, double>> visits;
+  // Each latency point's requests in flight integrated over the run (request-nanoseconds): over
+  // its departures, the mean latency (Little's law).
+  std::vector<std::pair<std::string, double>> in_flight_ns;
 };
 
 struct CompareOptions {
@@ -47,7 +50,8 @@ enum class Verdict {
 struct MetricComparison {
   std::string name;        // "wall time", or the progress point's name
   bool wall_time = false;  // then speeds are 1 / seconds; else visits per second
-  // Geometric means over every run: seconds (wall time) or visits per second.
+  bool latency = false;    // a latency point's mean latency: speeds are 1 / seconds too
+  // Geometric means over every run: seconds (wall time, latency) or visits per second.
   double old_value = 0;
   double new_value = 0;
   // The new build's speedup in a causal profile's sense: 1 - its time per visit (or wall time)
@@ -69,7 +73,8 @@ struct MetricComparison {
 };
 
 struct Comparison {
-  std::vector<MetricComparison> metrics;  // wall time first, then points by name
+  // Wall time first, then points by name (a latency point's rate, then its latency).
+  std::vector<MetricComparison> metrics;
   size_t runs = 0;
   std::vector<std::string> skipped;  // points not visited in every run: why, a phrase each
 };

@@ -386,7 +386,7 @@ int compare_command(const std::vector<std::string>& args) {
                     kExitCannotProfile);
       }
       processes[p] += result.processes;
-      runs.push_back({p, layout, result.seconds, result.visits});
+      runs.push_back({p, layout, result.seconds, result.visits, result.in_flight_ns});
       char text[32];
       snprintf(text, sizeof text, "%s%.3f s", said[p].empty() ? "" : ", ", result.seconds);
       said[p] += text;

@@ -60,7 +60,7 @@ std::vector<std::string> run_environment(const LaunchSettings& settings, const R
 
 // Reads the counts the run's processes wrote to `path`.
 bool read_counts(const std::string& path, LaunchResult* out, std::string* error) {
-  std::map<std::string, double> visits;
+  std::map<std::string, double> visits, in_flight;
   std::vector<Record> records;
   std::vector<ParseError> errors;
   if (access(path.c_str(), F_OK) != 0) {
@@ -79,12 +79,14 @@ bool read_counts(const std::string& path, LaunchResult* out, std::string* error)
         break;
       case RecordKind::kLatencyPoint:
         visits[r.text(vocab::key::kName)] += static_cast<double>(r.u64(vocab::key::kDepartures));
+        in_flight[r.text(vocab::key::kName)] += static_cast<double>(r.u64(vocab::key::kInFlightNs));
         break;
       default:
         break;
     }
   }
   out->visits.assign(visits.begin(), visits.end());
+  out->in_flight_ns.assign(in_flight.begin(), in_flight.end());
   return true;
 }
 

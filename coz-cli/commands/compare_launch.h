@@ -32,7 +32,8 @@ struct LaunchResult {
   std::string failure;  // "exit status 3", "killed by Segmentation fault"
   double seconds = 0;
   size_t processes = 0;  // that wrote counts (0: the runtime did not start in it)
-  std::vector<std::pair<std::string, double>> visits;  // by point, over its processes
+  std::vector<std::pair<std::string, double>> visits;        // by point, over its processes
+  std::vector<std::pair<std::string, double>> in_flight_ns;  // by latency point, likewise
 };
 
 // Runs `command` (command[0] resolved to `path`) once at `seed`'s layout (0: none). False with

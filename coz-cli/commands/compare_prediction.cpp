@@ -64,26 +64,30 @@ bool count_line(const PredictionRequest& r, const Build& build, const std::strin
   return true;
 }
 
-// The point to check: the one asked for, else the first point the comparison measured.
+// The point to check: the one asked for, else the first point the comparison measured; a
+// latency point's latency, which is what a profile predicts for it.
 const analysis::MetricComparison* point_compared(const PredictionRequest& r,
                                                  const analysis::Comparison& c) {
+  const analysis::MetricComparison* found = nullptr;
   for (const analysis::MetricComparison& m : c.metrics) {
-    if (!m.wall_time && (r.point.empty() || m.name == r.point)) {
-      return &m;
+    if (!m.wall_time && (r.point.empty() || m.name == r.point) &&
+        (!found || (found->name == m.name && m.latency))) {
+      found = &m;
     }
   }
-  return nullptr;
+  return found;
 }
 
-// The line's series at `point`: the throughput one at the lowest load level if there are several
-// (a latency point has one of each kind), else the first.
+// The line's series at `point`: of the kind asked for (the profile's latency series for a
+// latency), at the first load level found, else any.
 const analysis::Series* find_series(const analysis::Report& report, const std::string& point,
-                                    const std::string& line) {
+                                    const std::string& line, bool latency) {
+  const analysis::PointMetric kind =
+      latency ? analysis::PointMetric::kLatency : analysis::PointMetric::kThroughput;
   const analysis::Series* found = nullptr;
   for (const analysis::Series& s : report.series) {
     if ((point.empty() || s.point == point) && same_line(s.line.name, line) &&
-        (!found || (found->kind != analysis::PointMetric::kThroughput &&
-                    s.kind == analysis::PointMetric::kThroughput))) {
+        (!found || (found->kind != kind && s.kind == kind))) {
       found = &s;
     }
   }
@@ -99,7 +103,7 @@ bool preflight_prediction(const PredictionRequest& r, std::string* error) {
     return false;
   }
   analysis::Report report = analysis::analyse(data, analysis::AnalysisOptions{});
-  if (!find_series(report, r.point, r.line)) {
+  if (!find_series(report, r.point, r.line, false)) {
     *error = "the profile " + r.profile + " has no curve for " + r.line +
              (r.point.empty() ? "" : " at '" + r.point + "'") + " (coz report " + r.profile +
              " lists the lines it has); check --line and --point";
@@ -173,7 +177,7 @@ bool check_prediction(const PredictionRequest& r, const Build& old_build, const 
     options.predict_at.push_back(step * 0.05);
   }
   analysis::Report report = analysis::analyse(data, options);
-  const analysis::Series* found = find_series(report, m->name, r.line);
+  const analysis::Series* found = find_series(report, m->name, r.line, m->latency);
   if (found && !found->curve.empty()) {
     const analysis::Series& s = *found;
     for (const analysis::Prediction& p : s.predicted) {

@@ -24,6 +24,11 @@ std::string signed_percent(double fraction) {
 }
 
 std::string value_of(const MetricComparison& m, double v) {
+  if (m.latency) {
+    return v >= 1      ? number_text("%.3g s", v)
+           : v >= 1e-3 ? number_text("%.3g ms", v * 1e3)
+                       : number_text("%.3g us", v * 1e6);
+  }
   if (m.wall_time) {
     return v >= 10     ? number_text("%.2f s", v)
            : v >= 0.01 ? number_text("%.3f s", v)
@@ -44,6 +49,10 @@ const char* verdict_word(Verdict v) {
       return "too few layouts to tell";
   }
   return "";
+}
+
+std::string display_name(const MetricComparison& m) {
+  return m.wall_time ? "wall time" : "'" + m.name + "'" + (m.latency ? " latency" : "");
 }
 
 std::string p_text(double p) {
@@ -81,7 +90,7 @@ std::string compare_text(const CompareSummary& s, const analysis::Comparison& c,
     }
     change += std::string(" ") + verdict_word(m.verdict) + number_text(" (%.3gx", m.ratio);
     change += m.has_interval ? ", " + p_text(m.p_value) + ")" : ")";
-    std::string name = m.wall_time ? "wall time" : "'" + m.name + "'";
+    std::string name = display_name(m);
     snprintf(row, sizeof row, "  %-24s %12s %12s   %s\n", name.c_str(),
              value_of(m, m.old_value).c_str(), value_of(m, m.new_value).c_str(), change.c_str());
     out += row;
@@ -89,7 +98,7 @@ std::string compare_text(const CompareSummary& s, const analysis::Comparison& c,
   out += "\n";
   for (const MetricComparison& m : c.metrics) {
     std::string spread = spread_text(m);
-    std::string name = m.wall_time ? "wall time" : "'" + m.name + "'";
+    std::string name = display_name(m);
     if (!spread.empty()) {
       out += "  " + name + ": " + spread + "\n";
     }
@@ -150,7 +159,7 @@ std::string compare_json(const CompareSummary& s, const analysis::Comparison& c,
   j.begin_array("measures");
   for (const MetricComparison& m : c.metrics) {
     j.begin_object();
-    j.value("name", m.name).value("wall_time", m.wall_time);
+    j.value("name", m.name).value("wall_time", m.wall_time).value("latency", m.latency);
     j.value("old", m.old_value).value("new", m.new_value).value("speedup", m.speedup);
     j.value("ratio", m.ratio);
     if (m.has_interval) {
@@ -182,6 +191,17 @@ std::string compare_json(const CompareSummary& s, const analysis::Comparison& c,
     j.begin_object("rates");
     for (const auto& [name, visits] : r.visits) {
       j.value(name, r.seconds > 0 ? visits / r.seconds : 0.0);
+    }
+    j.end_object();
+    j.begin_object("latencies");  // mean seconds, by latency point
+    for (const auto& [name, flying] : r.in_flight_ns) {
+      double departures = 0;
+      for (const auto& [n, v] : r.visits) {
+        departures += n == name ? v : 0;
+      }
+      if (departures > 0) {
+        j.value(name, flying / departures / 1e9);
+      }
     }
     j.end_object();
     j.end_object();

@@ -28,7 +28,8 @@ inline constexpr std::string_view kWarning = "warning";
 inline constexpr std::string_view kProcess = "process";
 // `coz compare`'s counts file (runtime/count_run.h), never a profile: each process of a run writes
 // one as it exits, with pid, parent, duration (ns it lived), layout and program, followed by its
-// throughput-point (name, delta) and latency-point (name, arrivals, departures) records.
+// throughput-point (name, delta) and latency-point (name, arrivals, departures, in-flight-ns: its
+// requests in flight integrated over the process's life) records.
 inline constexpr std::string_view kCounts = "counts";
 // Written by some Coz versions at exit; it carries nothing the analysis uses.
 inline constexpr std::string_view kCozShutdown = "shutdown";

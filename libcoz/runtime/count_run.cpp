@@ -2,6 +2,7 @@
 #include "runtime/count_run.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "base/platform.h"
+#include "base/real_functions.h"
 #include "layout/layout_shift.h"
 #include "record/profile_writer.h"
 #include "record/vocabulary.h"
@@ -28,6 +30,14 @@ struct Baseline {
 // of a process that does not count never touch state(), which allocates on first use.
 std::atomic<bool> g_on{false};
 
+// A latency point's requests in flight, integrated over time (request-nanoseconds) by the
+// ticker thread; with the point's departures that is its mean latency (Little's law).
+struct InFlight {
+  std::atomic<const ProgressPoint*> point{nullptr};
+  std::atomic<int64_t> ns{0};
+};
+constexpr size_t kInFlightSlots = SharedPoints::kSlots;
+
 struct State {
   std::atomic<bool> finished{false};
   pid_t pid = 0;
@@ -36,8 +46,10 @@ struct State {
   ProgressPoints* points = nullptr;
   layout::LayoutShift shift;
   std::atomic<uint64_t> threads{0};
-  void* held_heap = nullptr;  // the layout's block of the heap, held for the process's life
-  void* held_map = nullptr;   // and its reservation ahead of the program's mappings
+  void* held_heap = nullptr;         // the layout's block of the heap, held for the process's life
+  void* held_map = nullptr;          // and its reservation ahead of the program's mappings
+  std::atomic<bool> ticking{false};  // the ticker runs in this process
+  InFlight in_flight[kInFlightSlots];
   // A forked child's counts at its fork, by point: its parent's, taken off what it writes.
   std::unordered_map<const ProgressPoint*, Baseline> inherited;
 };
@@ -45,6 +57,69 @@ struct State {
 State& state() {
   static auto* s = new State();  // never destroyed: finish() may run after static destructors
   return *s;
+}
+
+// The slot of `point` (claimed by the ticker, the only writer), or nullptr when all are taken.
+InFlight* slot_of(State& s, const ProgressPoint* point, bool claim) {
+  for (InFlight& slot : s.in_flight) {
+    const ProgressPoint* at = slot.point.load(std::memory_order_acquire);
+    if (at == point) {
+      return &slot;
+    }
+    if (at == nullptr) {
+      if (!claim) {
+        return nullptr;
+      }
+      slot.point.store(point, std::memory_order_release);
+      return &slot;
+    }
+  }
+  return nullptr;
+}
+
+// Every millisecond, each latency point's requests in flight (begun less ended, in this process)
+// times the time since the last look: an unbiased reading of the time-average, whatever the
+// requests' lengths, at a wake-up a millisecond.
+void* ticker_main(void*) {
+  State& s = state();
+  uint64_t last = platform::monotonic_ns();
+  for (;;) {
+    timespec one = {0, 1000000};
+    real().nanosleep(&one, nullptr);
+    uint64_t now = platform::monotonic_ns();
+    int64_t dt = static_cast<int64_t>(now - last);
+    last = now;
+    for (ProgressPoint* p = s.points->latency_points(); p;
+         p = p->next_latency.load(std::memory_order_acquire)) {
+      uint64_t begun = 0, ended = 0;
+      p->read_latency(&begun, &ended);
+      if (InFlight* slot = slot_of(s, p, true)) {
+        int64_t flying = static_cast<int64_t>(begun) - static_cast<int64_t>(ended);
+        slot->ns.fetch_add(flying * dt, std::memory_order_relaxed);
+      }
+    }
+  }
+  return nullptr;
+}
+
+void start_ticker(State& s) {
+  if (s.ticking.exchange(true)) {
+    return;
+  }
+  // The program's signals are not the ticker's to take.
+  sigset_t all, saved;
+  sigfillset(&all);
+  real().pthread_sigmask(SIG_SETMASK, &all, &saved);
+  pthread_attr_t attr;
+  bool small = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 64 << 10) == 0;
+  pthread_t ticker;
+  if (real().pthread_create(&ticker, small ? &attr : nullptr, ticker_main, nullptr) == 0) {
+    pthread_detach(ticker);
+  } else {
+    s.ticking.store(false);
+  }
+  pthread_attr_destroy(&attr);
+  real().pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
 void before_fork() {
@@ -72,6 +147,14 @@ void after_fork_in_child() {
   s.points->for_each([&](const ProgressPoint& p) {
     s.inherited[&p] = {p.read(p.throughput()), p.read(p.begin()), p.read(p.end())};
   });
+  // The parent's ticker stayed behind: the child integrates its own requests from here on.
+  for (InFlight& slot : s.in_flight) {
+    slot.ns.store(0, std::memory_order_relaxed);
+  }
+  s.ticking.store(false);
+  if (s.points->any_latency()) {
+    start_ticker(s);
+  }
 }
 
 }  // namespace
@@ -111,6 +194,12 @@ bool active() {
   return g_on.load(std::memory_order_relaxed);
 }
 
+void latency_point_added() {
+  if (g_on.load(std::memory_order_relaxed)) {
+    start_ticker(state());
+  }
+}
+
 size_t next_thread_pad() {
   if (!g_on.load(std::memory_order_relaxed)) {
     return 0;
@@ -144,10 +233,13 @@ void finish() {
     uint64_t begun = p.read(p.begin()) - was.begin;
     uint64_t ended = p.read(p.end()) - was.end;
     if (p.is_latency) {
+      const InFlight* slot = slot_of(s, &p, false);
+      int64_t flying = slot ? slot->ns.load(std::memory_order_relaxed) : 0;
       block.begin(vocab::kLatencyPoint)
           .field(vocab::key::kName, p.name)
           .field(vocab::key::kArrivals, begun)
-          .field(vocab::key::kDepartures, ended);
+          .field(vocab::key::kDepartures, ended)
+          .field(vocab::key::kInFlightNs, static_cast<uint64_t>(flying > 0 ? flying : 0));
     } else if (visits > 0 || !p.has_arrivals) {
       block.begin(vocab::kThroughputPoint)
           .field(vocab::key::kName, p.name)

@@ -180,7 +180,12 @@ extern "C" __attribute__((visibility("default"))) void* _coz_get_counter(int typ
     coz::ArrivalCounter* counter = process_progress_points().new_arrival(name);
     return counter ? &counter->counter : nullptr;  // counted, never amplified (no runtime yet)
   }
-  return process_progress_points().get(type, name);
+  void* counter = process_progress_points().get(type, name);
+  if (type == static_cast<int>(coz::PointKind::kBegin) ||
+      type == static_cast<int>(coz::PointKind::kEnd)) {
+    coz::count_run::latency_point_added();  // `coz compare`: its requests in flight integrated
+  }
+  return counter;
 }
 
 // This project's extension (coz.h): the calling thread's own count of its progress visits, every

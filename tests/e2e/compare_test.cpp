@@ -164,6 +164,18 @@ TEST(Compare, WorksWherePerfEventIsRefused) {
   EXPECT_NE(r.out.find("'round'"), std::string::npos) << r.out;
 }
 
+TEST(Compare, ALatencyPointIsComparedByItsMeanLatency) {
+  // 2 ms requests against 1 ms ones (nanosleep's overshoot in both): about half the latency.
+  auto r = run_process({COZ_TEST_CLI, "compare", "-q", "--json", "--layouts", "3", "--repeats", "1",
+                        "---", fixture("requests"), "40", "2000", "---", fixture("requests"), "40",
+                        "1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  size_t at = r.out.find("\"latency\": true");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NEAR(json_number(r.out, "speedup", at), 0.5, 0.12) << r.out;
+  EXPECT_NEAR(json_number(r.out, "old", r.out.rfind("\"name\"", at)), 0.002, 0.0008) << r.out;
+}
+
 TEST(Compare, UntilConfidentAddsLayoutsUpToItsCap) {
   // An impossible precision: layouts are added until --max-layouts, and the answer says how many
   // more would be needed.

@@ -51,7 +51,7 @@ std::vector<ComparedRun> simulate(double speedup, size_t layouts, size_t repeats
       for (int p = 0; p < 2; p++) {
         double seconds =
             (p == 0 ? 1.0 : 1 - speedup) * at_layout[p] * std::exp(noise_sd * normal(&rng));
-        runs.push_back({p, l, seconds, {{"item", 1000}}});
+        runs.push_back({p, l, seconds, {{"item", 1000}}, {}});
       }
     }
   }
@@ -121,8 +121,28 @@ TEST(Comparison, SaysHowManyLayoutsANarrowIntervalNeeds) {
   EXPECT_EQ(tight.metrics[0].layouts_needed, 0u);
 }
 
+TEST(Comparison, ALatencyPointsMeanLatencyByLittlesLaw) {
+  // 100 requests a run; in flight 2 ms each in the old build, 1.5 ms in the new: 25% less.
+  std::vector<ComparedRun> runs;
+  for (size_t l = 0; l < 6; l++) {
+    double wobble = 1 + 0.01 * static_cast<double>(l % 3);
+    runs.push_back({0, l, 1.0, {{"req", 100}}, {{"req", 100 * 2e6 * wobble}}});
+    runs.push_back({1, l, 0.9, {{"req", 100}}, {{"req", 100 * 1.5e6 * wobble}}});
+  }
+  Comparison c = compare_runs(runs, {0.99, 0.01});
+  ASSERT_EQ(c.metrics.size(), 3u);  // wall time, the rate of departures, the latency
+  const MetricComparison& latency = c.metrics[2];
+  EXPECT_TRUE(latency.latency);
+  EXPECT_EQ(latency.name, "req");
+  EXPECT_NEAR(latency.speedup, 0.25, 1e-9);
+  EXPECT_NEAR(latency.old_value, 2e-3, 2e-4);  // seconds
+  EXPECT_EQ(latency.verdict, Verdict::kFaster);
+  EXPECT_FALSE(c.metrics[1].latency);
+}
+
 TEST(Comparison, TooFewLayoutsAndUnvisitedPoints) {
-  std::vector<ComparedRun> runs = {{0, 0, 1.0, {{"a", 10}, {"b", 5}}}, {1, 0, 0.9, {{"a", 10}}}};
+  std::vector<ComparedRun> runs = {{0, 0, 1.0, {{"a", 10}, {"b", 5}}, {}},
+                                   {1, 0, 0.9, {{"a", 10}}, {}}};
   Comparison c = compare_runs(runs, {0.99, 0.01});
   ASSERT_EQ(c.metrics.size(), 2u);  // wall time and a; b was not visited in the new run
   EXPECT_EQ(c.metrics[0].verdict, Verdict::kTooFew);

@@ -11,8 +11,13 @@ const signed = (x) => (x >= 0 ? '+' : '') + (x * 100).toFixed(1) + '%';
 const interval = (lo, hi) => '[' + signed(lo) + ', ' + signed(hi) + ']';
 
 function valueText(m, v) {
+  if (m.latency) {
+    return v >= 1 ? v.toPrecision(3) + ' s' : v >= 1e-3 ? (v * 1e3).toPrecision(3) + ' ms' : (v * 1e6).toPrecision(3) + ' us';
+  }
   return m.wall_time ? v.toPrecision(3) + ' s' : v.toPrecision(4) + '/s';
 }
+
+const measureName = (m) => (m.wall_time ? 'wall time' : m.name + (m.latency ? ' latency' : ''));
 
 function spreadText(m) {
   if (m.layout_spread !== null && m.layout_spread !== undefined) {
@@ -27,7 +32,7 @@ function table(result) {
     const row = document.createElement('tr');
     row.dataset.measure = m.name;
     const cells = [
-      m.wall_time ? 'wall time' : m.name,
+      measureName(m),
       valueText(m, m.old),
       valueText(m, m.new),
       signed(m.speedup) + (m.low !== null ? ' ' + interval(m.low, m.high) : '') + ' (' + m.ratio.toPrecision(3) + 'x)',
@@ -47,7 +52,7 @@ function table(result) {
 function distributionSpec(result, m) {
   const values = [];
   for (const run of result.run_values) {
-    const v = m.wall_time ? run.seconds : run.rates[m.name];
+    const v = m.wall_time ? run.seconds : m.latency ? (run.latencies || {})[m.name] : run.rates[m.name];
     if (v !== undefined && v !== null) {
       values.push({ program: run.program, value: v, layout: run.layout + 1 });
     }
@@ -58,7 +63,7 @@ function distributionSpec(result, m) {
   ];
   const colour = { field: 'program', type: 'nominal', scale: { domain: ['old', 'new'], range: [PALETTE[1], PALETTE[0]] }, legend: null };
   const x = { field: 'value', type: 'quantitative', scale: { zero: false },
-              axis: { title: m.wall_time ? 'seconds a run' : 'visits per second', format: '.3~s' } };
+              axis: { title: m.wall_time ? 'seconds a run' : m.latency ? 'mean latency (s)' : 'visits per second', format: '.3~s' } };
   const y = { field: 'program', type: 'nominal', sort: ['old', 'new'], axis: { title: null } };
   return {
     width: 'container',
@@ -148,7 +153,7 @@ function main() {
     card.className = 'chart-card compare-card';
     card.dataset.measure = m.name;
     const title = document.createElement('h3');
-    title.textContent = (m.wall_time ? 'wall time' : m.name) + ': ' + signed(m.speedup) + ' ' + m.verdict;
+    title.textContent = measureName(m) + ': ' + signed(m.speedup) + ' ' + m.verdict;
     const chart = document.createElement('div');
     chart.className = 'wide-chart';
     card.append(title, chart);
