@@ -233,11 +233,8 @@ bool confident(const analysis::Comparison& c) {
 
 // Before the runs: the viewer's compare page is there and `path` can be written.
 bool prepare_page(const std::string& path, output::ViewerFiles* viewer, std::string* error) {
-  std::string looked_in;
-  std::string dir = find_viewer(&looked_in);
+  std::string dir = find_viewer(error);
   if (dir.empty()) {
-    *error = "cannot find the viewer for --html (looked in " + looked_in +
-             "); rebuild, reinstall, or set COZ_VIEWER_DIR";
     return false;
   }
   if (!load_viewer(dir, viewer, error)) {
@@ -287,13 +284,10 @@ int compare_command(const std::vector<std::string>& args) {
   if (int status = parse(args, &a); status >= 0) {
     return status;
   }
-  std::string looked_in, error;
-  std::string runtime = find_runtime(&looked_in);
+  std::string error;
+  std::string runtime = find_runtime(&error);
   if (runtime.empty()) {
-    return fail(kWho,
-                "cannot find the runtime libcoz.so (looked in " + looked_in +
-                    "); reinstall, or set COZ_RUNTIME to its path",
-                kExitCannotProfile);
+    return fail(kWho, error, kExitCannotProfile);
   }
   PreloadPath preload;
   if (!preload.prepare(runtime, &error)) {

@@ -130,13 +130,9 @@ int plot_command(const std::vector<std::string>& args) {
   if (!parsed.serve && overwrites_input(parsed.output, parsed.files, &input)) {
     return overwrite_error(input);
   }
-  std::string looked_in;
-  std::string dir = find_viewer(&looked_in);
+  std::string dir = find_viewer(&error);
   if (dir.empty()) {
-    return fail(kPlot,
-                "cannot find the viewer (looked in " + looked_in +
-                    "); rebuild, reinstall, or set COZ_VIEWER_DIR",
-                kExitUsage);
+    return fail(kPlot, error, kExitUsage);
   }
   output::ViewerFiles viewer;
   if (!load_viewer(dir, &viewer, &error)) {

@@ -83,13 +83,9 @@ int prepare(const std::vector<std::string>& args, Session* s) {
   if (int status = act_on_parse(app, parsed, error); status >= 0) {
     return status;
   }
-  std::string looked_in;
-  std::string runtime = find_runtime(&looked_in);
+  std::string runtime = find_runtime(&error);
   if (runtime.empty()) {
-    return fail(kWho,
-                "cannot find the runtime libcoz.so (looked in " + looked_in +
-                    "); reinstall, or set COZ_RUNTIME to its path",
-                kExitCannotProfile);
+    return fail(kWho, error, kExitCannotProfile);
   }
   if (!s->preload.prepare(runtime, &error)) {
     return fail(kWho, error, kExitCannotProfile);

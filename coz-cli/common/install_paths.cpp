@@ -46,7 +46,9 @@ std::string executable_dir() {
 
 }  // namespace
 
-std::string find_runtime(std::string* looked_in) {
+namespace {
+
+std::string search_runtime(std::string* looked_in) {
   if (const char* forced = getenv("COZ_RUNTIME")) {
     *looked_in = forced;
     return access(forced, R_OK) == 0 ? forced : "";
@@ -66,7 +68,7 @@ std::string find_runtime(std::string* looked_in) {
   return "";
 }
 
-std::string find_viewer(std::string* looked_in) {
+std::string search_viewer(std::string* looked_in) {
   if (const char* forced = getenv("COZ_VIEWER_DIR")) {
     *looked_in = forced;
     return forced;
@@ -83,6 +85,28 @@ std::string find_viewer(std::string* looked_in) {
     }
   }
   return "";
+}
+
+}  // namespace
+
+std::string find_runtime(std::string* error) {
+  std::string looked_in;
+  std::string found = search_runtime(&looked_in);
+  if (found.empty()) {
+    *error = "cannot find the runtime libcoz.so (looked in " + looked_in +
+             "); reinstall, or set COZ_RUNTIME to its path";
+  }
+  return found;
+}
+
+std::string find_viewer(std::string* error) {
+  std::string looked_in;
+  std::string found = search_viewer(&looked_in);
+  if (found.empty()) {
+    *error = "cannot find the viewer (looked in " + looked_in +
+             "); rebuild, reinstall, or set COZ_VIEWER_DIR";
+  }
+  return found;
 }
 
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error) {

@@ -10,11 +10,11 @@ struct ViewerFiles;
 
 namespace coz::cli {
 
-// The runtime library, or empty; `looked_in` lists the places tried.
-std::string find_runtime(std::string* looked_in);
+// The runtime library, or empty with `error` (one line: where it looked and what to do).
+std::string find_runtime(std::string* error);
 
-// The viewer's directory (it holds index.html), or empty; `looked_in` lists the places tried.
-std::string find_viewer(std::string* looked_in);
+// The viewer's directory (it holds index.html), or empty with `error` (likewise).
+std::string find_viewer(std::string* error);
 
 // Reads the viewer's files from `dir`. False with a one-line `error` that says how to fix it.
 bool load_viewer(const std::string& dir, output::ViewerFiles* viewer, std::string* error);
