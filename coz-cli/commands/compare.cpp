@@ -21,6 +21,7 @@
 #include "commands/compare_prediction.h"
 #include "commands/preflight.h"
 #include "commands/preload_path.h"
+#include "commands/signal_relay.h"
 #include "common/command_line.h"
 #include "common/install_paths.h"
 #include "config/file_line.h"
@@ -31,6 +32,7 @@ namespace coz::cli {
 namespace {
 
 const char* const kWho = "coz compare";
+constexpr int kExitStopped = 130;  // as a shell reports a command Ctrl-C ended
 
 struct CompareArgs {
   size_t layouts = 10;
@@ -88,8 +90,8 @@ void setup(CLI::App* app, CompareArgs* a) {
       "sampling, no experiments, no delays. With --profile and --line, checks the speedup "
       "against the one the causal profile predicted for the line that changed.",
       "Exit status: 0 once compared (whatever the answer), 1 when a run failed or the programs "
-      "cannot be run, 2 for a usage error. The programs' output is discarded unless "
-      "--show-output; their standard input is /dev/null.");
+      "cannot be run, 2 for a usage error, 130 when stopped (Ctrl-C) before the answer. The "
+      "programs' output is discarded unless --show-output; their standard input is /dev/null.");
   add_value_option(app, "--layouts", "N", "layouts to run both programs at (default 10)", false,
                    [a](const std::string& v, std::string* e) {
                      return parse_count("--layouts", v, 2, &a->layouts, e);
@@ -320,7 +322,10 @@ int compare_command(const std::vector<std::string>& args) {
                     ": free space there or point TMPDIR elsewhere",
                 kExitCannotProfile);
   }
-  LaunchSettings settings{preload.path(), a.show_output, dir};
+  // Ctrl-C reaches the run in progress (the same process group) and stops the comparison after it,
+  // with the private directory removed.
+  SignalRelay relay(false);
+  LaunchSettings settings{preload.path(), a.show_output, dir, &relay};
   struct Cleanup {  // the runs' files, and the directory
     std::string dir;
     ~Cleanup() {
@@ -371,6 +376,10 @@ int compare_command(const std::vector<std::string>& args) {
       LaunchResult result;
       if (!launch_once(builds[p].command, builds[p].path, seed, settings, &result, &error)) {
         return fail(kWho, error, kExitCannotProfile);
+      }
+      if (relay.stop_requested()) {
+        tell(kWho, "stopped after " + std::to_string(runs.size()) + " runs, before an answer");
+        return kExitStopped;
       }
       if (!result.succeeded) {
         return fail(kWho,

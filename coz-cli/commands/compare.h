@@ -10,7 +10,7 @@
 namespace coz::cli {
 
 // The exit status: 0 once compared (whatever the answer), 2 for a usage error, 1 when a run
-// failed or the programs cannot be run.
+// failed or the programs cannot be run, 130 when stopped (Ctrl-C, SIGTERM) before the answer.
 int compare_command(const std::vector<std::string>& args);
 
 }  // namespace coz::cli

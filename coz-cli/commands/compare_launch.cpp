@@ -12,6 +12,7 @@
 #include <map>
 
 #include "base/platform.h"
+#include "commands/signal_relay.h"
 #include "config/run_config.h"
 #include "layout/layout_shift.h"
 #include "record/profile_format.h"
@@ -104,14 +105,23 @@ bool start_and_wait(const std::vector<std::string>& command, const std::string& 
   }
   envp.push_back(nullptr);
   fflush(nullptr);
+  if (settings.relay) {
+    settings.relay->hold();
+  }
   uint64_t began = platform::monotonic_ns();
   pid_t child = fork();
+  if (child != 0 && settings.relay) {
+    settings.relay->started(child);
+  }
   if (child < 0) {
     *error = std::string("cannot start the program: ") + strerror(errno) +
              "; free memory or raise the process limit (ulimit -u)";
     return false;
   }
   if (child == 0) {
+    if (settings.relay) {
+      settings.relay->in_child();
+    }
     int said = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);  // coz's own stderr, for a failed exec
     int null_in = open("/dev/null", O_RDONLY);
     if (null_in >= 0) {
@@ -139,6 +149,9 @@ bool start_and_wait(const std::vector<std::string>& command, const std::string& 
     }
   }
   out->seconds = static_cast<double>(platform::monotonic_ns() - began) / 1e9;
+  if (settings.relay) {
+    settings.relay->finished();
+  }
   out->succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (!out->succeeded) {
     out->failure = describe_status(status);

@@ -21,10 +21,14 @@
 
 namespace coz::cli {
 
+class SignalRelay;
+
 struct LaunchSettings {
   std::string preload;  // the runtime's path as LD_PRELOAD holds it (preload_path.h)
   bool show_output = false;
   std::string counts_dir;  // a private directory for the runs' counts files
+  // Ctrl-C and friends while a run goes on (signal_relay.h, as `coz run` takes them), or null.
+  SignalRelay* relay = nullptr;
 };
 
 struct LaunchResult {

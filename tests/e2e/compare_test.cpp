@@ -1,6 +1,11 @@
 // `coz compare`: two builds of a program whose difference is known (two_hot: 6 ms a round;
 // two_hot_fast: 4 ms, its hot_a line halved), the same build against itself, the layouts the
 // count-only runtime draws, the profile's prediction checked, and bad input.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -216,6 +221,30 @@ TEST(Compare, AProfileWithoutTheLineOrAnUnwritablePageFailsBeforeAnyRun) {
   EXPECT_NE(page.err.find("cannot write /nonexistent/dir/page.html"), std::string::npos)
       << page.err;
   EXPECT_EQ(page.err.find("layout 1"), std::string::npos) << page.err;
+}
+
+TEST(Compare, CtrlCStopsItAfterTheRunInProgressWithNothingLeftBehind) {
+  TempDir dir;
+  pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);  // a process group of its own, as a shell's job
+    setenv("TMPDIR", dir.path().c_str(), 1);
+    int null_fd = open("/dev/null", O_WRONLY);
+    dup2(null_fd, STDOUT_FILENO);
+    dup2(null_fd, STDERR_FILENO);
+    test::exec_or_exit({COZ_TEST_CLI, "compare", "--layouts", "50", "---", fixture("two_hot"),
+                        "100", "---", fixture("two_hot"), "100"});
+  }
+  ASSERT_GT(child, 0);
+  setpgid(child, child);
+  usleep(1500 * 1000);   // a few runs in
+  kill(-child, SIGINT);  // Ctrl-C: the whole group
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(system(("test -z \"$(ls -A '" + dir.path() + "')\"").c_str()), 0)
+      << "files left in TMPDIR";
 }
 
 TEST(Compare, LeavesNoFilesBehindAndNamesItsSeed) {
