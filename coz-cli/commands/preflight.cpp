@@ -213,8 +213,8 @@ bool check_sampler(const RunConfig& config, std::string* error) {
     *error = choice.error;
     return false;
   }
-  if (choice.kind == SamplerKind::kTimer) {
-    return true;  // any process may time its own threads
+  if (choice.kind != SamplerKind::kPerf) {
+    return true;  // any process may time its own threads, and read their clocks
   }
   std::unique_ptr<SamplerBackend> engine = make_sampler(choice.kind, SamplerSettings{});
   if (engine->open_thread(platform::current_tid(), error)) {

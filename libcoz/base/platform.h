@@ -58,10 +58,21 @@ inline void set_sample_signal(int sig) {
 // tag in the upper half of its 64-bit sigev_value and the sampler's token in the lower half: the
 // program's own timers on the signal carry whatever value it chose, which the handler forwards.
 inline constexpr uint64_t kTimerSampleTag = 0xC02A5A3Bull << 32;
+// The same for the sampling thread's signals (sample/clock_sampler.h): an SI_QUEUE signal
+// (rt_tgsigqueueinfo) with this tag and the sampler's token in its value.
+inline constexpr uint64_t kClockSampleTag = 0xC02A5A3Cull << 32;
 
-// The sampler token a signal carries (ThreadSampler::signal_token), in either engine's form: perf's
-// descriptor (si_fd of a POLL_* signal, through F_SETSIG) or the timer's number (an SI_TIMER value
-// with the tag above); -1 for any other signal. Known here, below the engines, because the hooks
+// The kernel's clock id for thread `tid`'s CPU time (the scheduler's runtime, user and system):
+// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) in the kernel's posix-cpu-timers. It is what
+// pthread_getcpuclockid gives for the calling thread, and it names any thread of this process.
+inline clockid_t thread_cpu_clock(pid_t tid) {
+  return static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 4 | 2);
+}
+
+// The sampler token a signal carries (ThreadSampler::signal_token), in any engine's form: perf's
+// descriptor (si_fd of a POLL_* signal, through F_SETSIG), the timer's number (an SI_TIMER value
+// with its tag) or the sampling thread's (an SI_QUEUE value with its tag); -1 for any other
+// signal. Known here, below the engines, because the hooks
 // must tell samples from the program's own signals before any engine exists.
 inline int sample_token(const siginfo_t* info) {
   if (!info) {
@@ -71,7 +82,8 @@ inline int sample_token(const siginfo_t* info) {
     return info->si_fd;
   }
   uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info->si_value.sival_ptr));
-  if (info->si_code == SI_TIMER && (value & ~uint64_t{0xffffffff}) == kTimerSampleTag) {
+  if ((info->si_code == SI_TIMER && (value & ~uint64_t{0xffffffff}) == kTimerSampleTag) ||
+      (info->si_code == SI_QUEUE && (value & ~uint64_t{0xffffffff}) == kClockSampleTag)) {
     return static_cast<int>(value & 0x7fffffff);
   }
   return -1;

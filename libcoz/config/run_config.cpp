@@ -250,16 +250,18 @@ const std::vector<ConfigOption>& run_config_options() {
    [](const RunConfig& c) { return format_u64_if_set(c.arrival_speedup_ns); }},
   {"--sampler", "COZ_SAMPLER", OptionSource::kFlag, "KIND",
    "how threads are sampled: auto (default: perf_event, else CPU-time timers where perf_event is "
-   "refused), perf, or timer", false,
+   "refused), perf, timer, or clock (a sampling thread: 1 ms samples without perf_event)", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      if (t == "auto") { c->sampler = SamplerRequest::kAuto;
      } else if (t == "perf") { c->sampler = SamplerRequest::kPerf;
      } else if (t == "timer") { c->sampler = SamplerRequest::kTimer;
-     } else { *why = "must be auto, perf or timer"; return false; }
+     } else if (t == "clock") { c->sampler = SamplerRequest::kClock;
+     } else { *why = "must be auto, perf, timer or clock"; return false; }
      return true; },
    [](const RunConfig& c) {
      return std::string(c.sampler == SamplerRequest::kPerf    ? "perf"
                         : c.sampler == SamplerRequest::kTimer ? "timer"
+                        : c.sampler == SamplerRequest::kClock ? "clock"
                                                               : ""); }},
   {"--no-off-cpu", "COZ_NO_OFF_CPU", OptionSource::kFlag, nullptr,
    "do not time blocking calls (read, recv, poll, fsync, sleeps, waitpid, ...): profile running "

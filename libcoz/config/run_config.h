@@ -32,7 +32,8 @@ inline constexpr const char* kDefaultProfile = "profile.coz";  // coz run writes
 
 // Which sampler runs (sample/sampler.h): perf_event where the kernel allows it, else per-thread
 // CPU-time timers (kAuto); or one of them by name.
-enum class SamplerRequest { kAuto, kPerf, kTimer };
+// kClock: a sampling thread that signals threads by their CPU clocks (sample/clock_sampler.h).
+enum class SamplerRequest { kAuto, kPerf, kTimer, kClock };
 
 struct RunConfig {
   std::string output = kDefaultProfile;

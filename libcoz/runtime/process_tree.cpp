@@ -113,7 +113,7 @@ bool Runtime::resolve_lines_of_run(SamplerKind sampler, RunnerSettings* runner,
   }
   // Counted in the run's shared counters, so every process that has a point's line adds to it.
   points_.attach_shared(&run.points);
-  if (!config_.breakpoint_progress.empty() && sampler == SamplerKind::kTimer) {
+  if (!config_.breakpoint_progress.empty() && sampler != SamplerKind::kPerf) {
     if (root()) {
       *error =
           "--progress counts with hardware breakpoints, which need perf_event (refused here); "

@@ -172,6 +172,7 @@ void on_thread_exit(void* state) {
 void Runtime::install_sampler(SamplerKind sampler) {
   SamplerSettings settings;
   settings.period_ns = config_.sampling_period_ns;
+  settings.create_thread = real().pthread_create;
   // A forked child has the handler and the signal already (and no other thread to mask it in).
   settings.signal = role() == RunRole::kForkFollower
                         ? platform::sample_signal()

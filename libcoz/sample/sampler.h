@@ -11,6 +11,7 @@
 // the exiting thread at shut-down; callers make sure only one thread drains a sampler at a time.
 #pragma once
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -70,10 +71,13 @@ struct SamplerSettings {
   int signal = 0;                                 // signal sent with each sample; 0 for none
   uint32_t max_stack = 32;                        // callchain depth
   uint32_t stack_bytes = 2048;  // user stack copied with each sample, for leaf library code
+  // How an engine with a thread of its own (clock_sampler.h) starts it: the runtime passes the
+  // real pthread_create, so no hook sees the profiler's thread.
+  int (*create_thread)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) = pthread_create;
 };
 
 // The engines (a run's shared memory keeps the root's as its number + 1).
-enum class SamplerKind { kPerf, kTimer };
+enum class SamplerKind { kPerf, kTimer, kClock };
 
 // A sampling signal as the engine that sent it reads it.
 struct SignalSample {
@@ -85,7 +89,7 @@ class SamplerBackend {
  public:
   virtual ~SamplerBackend() = default;
   virtual SamplerKind kind() const = 0;
-  // As the startup record and --sampler name it: "perf", "timer".
+  // As the startup record and --sampler name it: "perf", "timer", "clock".
   virtual const char* name() const = 0;
   // Opens a sampler for thread `tid` of this process (the caller's own thread or another).
   // Returns nullptr and sets `error` to a user-facing sentence on failure.

@@ -2,6 +2,7 @@
 #include "sample/sampler_choice.h"
 
 #include "base/own_fds.h"
+#include "sample/clock_sampler.h"
 #include "sample/perf_sampler.h"
 #include "sample/timer_sampler.h"
 
@@ -11,6 +12,9 @@ std::unique_ptr<SamplerBackend> make_sampler(SamplerKind kind, const SamplerSett
   if (kind == SamplerKind::kTimer) {
     return std::make_unique<TimerSamplerBackend>(settings);
   }
+  if (kind == SamplerKind::kClock) {
+    return std::make_unique<ClockSamplerBackend>(settings);
+  }
   return std::make_unique<PerfSamplerBackend>(settings);
 }
 
@@ -18,6 +22,10 @@ SamplerChoice choose_sampler(SamplerRequest request) {
   SamplerChoice choice;
   if (request == SamplerRequest::kTimer) {
     choice.kind = SamplerKind::kTimer;  // any process may time its own threads
+    return choice;
+  }
+  if (request == SamplerRequest::kClock) {
+    choice.kind = SamplerKind::kClock;  // and read their clocks and signal them
     return choice;
   }
   if (request == SamplerRequest::kAuto && own_fds::descriptors_scarce()) {

@@ -92,6 +92,42 @@ TEST(TimerSampler, ChosenWherePerfEventIsRefusedAndSamplesTheRightLines) {
       << report.out << report.err;
 }
 
+// The sampling thread (--sampler clock, sample/clock_sampler.h), where perf_event is refused:
+// samples of each thread's CPU time every millisecond, each standing for its periods.
+TEST(ClockSampler, SamplesTheRightLinesWherePerfEventIsRefused) {
+  TempDir dir;
+  Denied d = run_denied(dir, {"--sampler", "clock"}, {fixture("two_hot"), "250"});
+  ASSERT_EQ(d.result.status, 0) << d.result.err;
+  EXPECT_EQ(d.result.out, "done 250 rounds\n");
+  EXPECT_EQ(first_text(d.records, RecordKind::kStartup, "sampler"), "clock");
+  auto samples = samples_by_line(d.records);
+  uint64_t a = samples[line_name("two_hot.c", "hot_a")];
+  uint64_t b = samples[line_name("two_hot.c", "hot_b")];
+  EXPECT_GT(a, 500u);
+  EXPECT_GT(a, b + b / 4) << "hot_a runs twice as long as hot_b";
+  EXPECT_GT(b, 150u);
+  bool resolution = false;
+  for (const Record& r : d.records) {
+    resolution = resolution || (r.kind == RecordKind::kRuntime && r.find("sampler-resolution") &&
+                                r.u64("sampler-resolution") >= 1000000u);
+  }
+  EXPECT_TRUE(resolution) << "the runtime record carries the CPU time per signal";
+}
+
+TEST(ClockSampler, SpeedingUpALineInsertsDelaysInAForkedWorkerToo) {
+  TempDir dir;
+  std::string work = line_name("children.c", "child-work");
+  Denied d = run_denied(
+      dir, {"--sampler", "clock", "--end-to-end", "--fixed-line", work, "--fixed-speedup", "50"},
+      {fixture("children"), "fork", "1500"});
+  ASSERT_EQ(d.result.status, 3) << d.result.err;
+  EXPECT_EQ(d.result.out, "done 2\n");
+  auto experiments = records_of(d.profile, RecordKind::kExperiment);
+  ASSERT_EQ(experiments.size(), 1u);
+  EXPECT_GT(experiments[0].u64("selected-samples"), 500u) << "the workers' samples count";
+  EXPECT_GT(experiments[0].u64("inserted"), 0u);
+}
+
 TEST(TimerSampler, SpeedingUpALineInsertsDelays) {
   TempDir dir;
   std::string hot_a = line_name("two_hot.c", "hot_a");

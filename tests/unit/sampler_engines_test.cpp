@@ -25,6 +25,33 @@ siginfo_t timer_signal(int token, int overrun) {
   return info;
 }
 
+const siginfo_t& info_of(const siginfo_t& info) {
+  return info;
+}
+
+siginfo_t clock_signal(int token) {
+  siginfo_t info = {};
+  info.si_code = SI_QUEUE;
+  info.si_value.sival_ptr =
+      reinterpret_cast<void*>(static_cast<uintptr_t>(platform::kClockSampleTag | uint64_t(token)));
+  return info;
+}
+
+TEST(SamplerEngines, TheSamplingThreadsSignalsAreItsOwn) {
+  auto clock = make_sampler(SamplerKind::kClock, SamplerSettings{});
+  auto timer = make_sampler(SamplerKind::kTimer, SamplerSettings{});
+  SignalSample s;
+  ASSERT_TRUE(clock->reads_signal(clock_signal(5), &s));
+  EXPECT_EQ(s.token, 5);
+  EXPECT_EQ(s.overrun, 0);
+  EXPECT_EQ(platform::sample_token(&info_of(clock_signal(5))), 5);
+  EXPECT_FALSE(clock->reads_signal(timer_signal(5, 0), &s));
+  EXPECT_FALSE(timer->reads_signal(clock_signal(5), &s));
+  EXPECT_STREQ(clock->name(), "clock");
+  EXPECT_EQ(clock->describe(1000000), "clock, 1 ms resolution");
+  EXPECT_EQ(choose_sampler(SamplerRequest::kClock).kind, SamplerKind::kClock);
+}
+
 TEST(SamplerEngines, EachReadsItsOwnSignalsAndNotTheOthers) {
   auto perf = make_sampler(SamplerKind::kPerf, SamplerSettings{});
   auto timer = make_sampler(SamplerKind::kTimer, SamplerSettings{});
@@ -45,7 +72,7 @@ TEST(SamplerEngines, TheProgramsOwnSignalsAreNoEnginesSample) {
   siginfo_t own_timer = timer_signal(3, 0);
   own_timer.si_value.sival_ptr = reinterpret_cast<void*>(uintptr_t{42});  // its own value, no tag
   SignalSample s;
-  for (SamplerKind kind : {SamplerKind::kPerf, SamplerKind::kTimer}) {
+  for (SamplerKind kind : {SamplerKind::kPerf, SamplerKind::kTimer, SamplerKind::kClock}) {
     auto engine = make_sampler(kind, SamplerSettings{});
     EXPECT_FALSE(engine->reads_signal(queued, &s)) << engine->name();
     EXPECT_FALSE(engine->reads_signal(own_timer, &s)) << engine->name();

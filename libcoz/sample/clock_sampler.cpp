@@ -1,0 +1,204 @@
+// The sampling-thread engine (see clock_sampler.h).
+#include "sample/clock_sampler.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "base/platform.h"
+#include "sample/handler_samples.h"
+
+namespace coz {
+namespace {
+
+constexpr int kMostQuiet = 6;           // a still thread is read every 2^6 wake-ups at least
+constexpr uint64_t kLongestSleep = 16;  // periods, while no thread's clock moves
+
+uint64_t cpu_time(pid_t tid, bool* alive) {
+  timespec t;
+  *alive = clock_gettime(platform::thread_cpu_clock(tid), &t) == 0;
+  return *alive ? static_cast<uint64_t>(t.tv_sec) * 1000000000ull + t.tv_nsec : 0;
+}
+
+}  // namespace
+
+class ClockThreadSampler : public ThreadSampler {
+ public:
+  ClockThreadSampler(ClockSamplerBackend& backend, pid_t tid, int token)
+      : backend_(backend), tid_(tid), token_(token), samples_(backend.settings_) {
+    bool alive = false;
+    last_ = seen_ = cpu_time(tid, &alive);
+    backend_.add(this);
+  }
+  ~ClockThreadSampler() override { backend_.remove(this); }
+
+  void enable() override { enabled_.store(true, std::memory_order_release); }
+  void disable() override { enabled_.store(false, std::memory_order_release); }
+  int signal_token() const override { return token_; }
+  uint64_t lost() const override { return samples_.lost(); }
+  bool has_pending() const override { return samples_.has_pending(); }
+
+  void take(const void* context, int, uintptr_t stack_lo, uintptr_t stack_hi) override {
+    uint32_t weight = owed_.exchange(0, std::memory_order_acq_rel);
+    if (weight == 0) {
+      return;  // a second signal for periods one sample already took
+    }
+    backend_.signals_.fetch_add(1, std::memory_order_relaxed);
+    backend_.periods_.fetch_add(weight, std::memory_order_relaxed);
+    samples_.take(context, weight, stack_lo, stack_hi);
+  }
+
+  size_t drain(SampleVisitor visit, void* context) override {
+    return samples_.drain(visit, context);
+  }
+
+  // From the sampling thread, with the backend's list locked: reads the thread's clock (unless it
+  // has been still and this is not its turn) and signals it when it ran half a period or more.
+  // Sets `moved` when its clock moved.
+  void look(uint64_t tick, uint64_t period, bool* moved) {
+    if (!enabled_.load(std::memory_order_acquire) ||
+        (tick & ((uint64_t{1} << std::min(quiet_, kMostQuiet)) - 1)) != 0) {
+      return;
+    }
+    bool alive = false;
+    uint64_t cpu = cpu_time(tid_, &alive);
+    if (!alive) {
+      return;  // exited; its sampler goes with its state
+    }
+    quiet_ = cpu == seen_ ? quiet_ + 1 : 0;
+    seen_ = cpu;
+    *moved |= quiet_ == 0;
+    if (cpu < last_ + period / 2) {
+      return;
+    }
+    // Whole periods, rounded; the remainder stays for the next sample.
+    uint64_t periods = std::max<uint64_t>(1, (cpu - last_ + period / 2) / period);
+    last_ += periods * period;
+    owed_.fetch_add(static_cast<uint32_t>(std::min<uint64_t>(periods, 1u << 20)),
+                    std::memory_order_acq_rel);
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    info.si_signo = backend_.settings_.signal;
+    info.si_code = SI_QUEUE;
+    info.si_pid = getpid();
+    info.si_uid = getuid();
+    info.si_value.sival_ptr = reinterpret_cast<void*>(
+        static_cast<uintptr_t>(platform::kClockSampleTag | static_cast<uint64_t>(token_)));
+    syscall(SYS_rt_tgsigqueueinfo, getpid(), tid_, backend_.settings_.signal, &info);
+  }
+
+ private:
+  ClockSamplerBackend& backend_;
+  const pid_t tid_;
+  const int token_;
+  HandlerSamples samples_;
+  std::atomic<bool> enabled_{false};
+  std::atomic<uint32_t> owed_{0};  // periods the next sample stands for
+  // The sampling thread's own.
+  uint64_t last_ = 0;  // the thread's CPU time its samples have accounted for
+  uint64_t seen_ = 0;  // its CPU time at the last look
+  int quiet_ = 0;      // looks in a row that found it still
+};
+
+ClockSamplerBackend::~ClockSamplerBackend() {
+  if (started_) {
+    stop_.store(true, std::memory_order_release);
+    pthread_join(thread_, nullptr);
+  }
+}
+
+std::unique_ptr<ThreadSampler> ClockSamplerBackend::open_thread(pid_t tid, std::string* error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!started_ && !start_thread(error)) {
+      return nullptr;
+    }
+  }
+  int token = next_token_.fetch_add(1, std::memory_order_relaxed) & 0x3fffffff;
+  return std::make_unique<ClockThreadSampler>(*this, tid, token);
+}
+
+bool ClockSamplerBackend::start_thread(std::string* error) {
+  // The program's signals are not the sampling thread's to take.
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  pthread_attr_t attr;
+  bool sized = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 64 << 10) == 0;
+  int rc = settings_.create_thread(&thread_, sized ? &attr : nullptr, sampling_main, this);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (rc != 0) {
+    *error = std::string("cannot start the sampling thread (") + strerror(rc) + ")";
+    return false;
+  }
+  started_ = true;
+  return true;
+}
+
+void* ClockSamplerBackend::sampling_main(void* arg) {
+  auto* self = static_cast<ClockSamplerBackend*>(arg);
+  const uint64_t period = self->settings_.period_ns;
+  uint64_t sleep_ns = period;
+  while (!self->stop_.load(std::memory_order_acquire)) {
+    timespec pause = {static_cast<time_t>(sleep_ns / 1000000000),
+                      static_cast<long>(sleep_ns % 1000000000)};
+    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &pause, nullptr);
+    bool moved = false;
+    self->sample_once(&moved);
+    sleep_ns = moved ? period : std::min(sleep_ns * 2, kLongestSleep * period);
+  }
+  return nullptr;
+}
+
+void ClockSamplerBackend::sample_once(bool* moved) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  tick_++;
+  for (ClockThreadSampler* t : threads_) {
+    t->look(tick_, settings_.period_ns, moved);
+  }
+}
+
+void ClockSamplerBackend::add(ClockThreadSampler* sampler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  threads_.push_back(sampler);
+}
+
+void ClockSamplerBackend::remove(ClockThreadSampler* sampler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  threads_.erase(std::remove(threads_.begin(), threads_.end(), sampler), threads_.end());
+}
+
+bool ClockSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {
+  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info.si_value.sival_ptr));
+  if (info.si_code != SI_QUEUE || (value & ~uint64_t{0xffffffff}) != platform::kClockSampleTag) {
+    return false;
+  }
+  out->token = static_cast<int>(value & 0x7fffffff);
+  out->overrun = 0;
+  return true;
+}
+
+uint64_t ClockSamplerBackend::resolution_ns() const {
+  uint64_t signals = signals_.load(std::memory_order_relaxed);
+  uint64_t periods = periods_.load(std::memory_order_relaxed);
+  return signals == 0 ? 0 : periods * settings_.period_ns / signals;
+}
+
+std::string ClockSamplerBackend::describe(uint64_t period_ns) const {
+  uint64_t resolution = resolution_ns();
+  if (resolution == 0) {
+    resolution = period_ns;
+  }
+  char text[64];
+  snprintf(text, sizeof text, "clock, %.3g ms resolution", static_cast<double>(resolution) / 1e6);
+  return text;
+}
+
+}  // namespace coz

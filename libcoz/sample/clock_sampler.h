@@ -1,0 +1,63 @@
+// The sampling-thread engine: 1 ms samples without perf_event and without the kernel's tick (issue
+// 51). One thread of the profiler wakes every sampling period (CLOCK_MONOTONIC), reads the CPU
+// clock of each thread it samples, and signals (rt_tgsigqueueinfo, SI_QUEUE with a tagged token)
+// each thread that ran half a period or more since its last sample; the sample, taken in that
+// thread's handler as the timer engine's (handler_samples.h), stands for the CPU time since the
+// last one, in whole periods, the remainder carried to the next. A thread whose clock did not move
+// is read less and less often (every 2^k wake-ups, k up to 6), and while no clock moves at all the
+// sampling thread's own sleep doubles, up to 16 periods: idle threads, and an idle program, cost
+// little. Measured against the other designs in benchmarks/sampler.
+//
+// Threading: open_thread() and samplers' destruction run in any threads at once (a mutex over the
+// list, which the sampling thread holds while it reads and signals); take() and drain() as
+// ThreadSampler says. The sampling thread blocks every signal and is started by the first
+// open_thread(), with SamplerSettings::create_thread (the runtime's real pthread_create: the hooks
+// never see it).
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "sample/sampler.h"
+
+namespace coz {
+
+class ClockThreadSampler;
+
+class ClockSamplerBackend : public SamplerBackend {
+ public:
+  explicit ClockSamplerBackend(SamplerSettings settings) : settings_(settings) {}
+  ~ClockSamplerBackend() override;
+  std::unique_ptr<ThreadSampler> open_thread(pid_t tid, std::string* error) override;
+  SamplerKind kind() const override { return SamplerKind::kClock; }
+  const char* name() const override { return "clock"; }
+  // An SI_QUEUE signal with the tagged token in its value.
+  bool reads_signal(const siginfo_t& info, SignalSample* out) const override;
+  uint64_t resolution_ns() const override;
+  std::string describe(uint64_t period_ns) const override;
+
+ private:
+  friend class ClockThreadSampler;
+  static void* sampling_main(void* self);
+  void sample_once(bool* moved);
+  bool start_thread(std::string* error);
+  void add(ClockThreadSampler* sampler);
+  void remove(ClockThreadSampler* sampler);
+
+  SamplerSettings settings_;
+  std::atomic<int> next_token_{0};
+  std::atomic<uint64_t> signals_{0};
+  std::atomic<uint64_t> periods_{0};
+  std::mutex mutex_;  // over threads_
+  std::vector<ClockThreadSampler*> threads_;
+  bool started_ = false;  // with mutex_
+  std::atomic<bool> stop_{false};
+  pthread_t thread_{};
+  uint64_t tick_ = 0;  // the sampling thread's own
+};
+
+}  // namespace coz
