@@ -250,7 +250,8 @@ const std::vector<ConfigOption>& run_config_options() {
    [](const RunConfig& c) { return format_u64_if_set(c.arrival_speedup_ns); }},
   {"--sampler", "COZ_SAMPLER", OptionSource::kFlag, "KIND",
    "how threads are sampled: auto (default: perf_event, else CPU-time timers where perf_event is "
-   "refused), perf, timer, or clock (a sampling thread: 1 ms samples without perf_event)", false,
+   "refused), perf, timer, or clock (experimental: a sampling thread's 1 ms samples without "
+   "perf_event; its predictions are not yet as good as the timer's)", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      if (t == "auto") { c->sampler = SamplerRequest::kAuto;
      } else if (t == "perf") { c->sampler = SamplerRequest::kPerf;
