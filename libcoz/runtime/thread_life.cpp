@@ -78,8 +78,8 @@ void ThreadLife::attach_existing() {
   pid_t self = platform::current_tid();
   while (dirent* entry = readdir(dir)) {
     pid_t tid = static_cast<pid_t>(atoi(entry->d_name));
-    if (tid <= 0 || tid == self) {
-      continue;
+    if (tid <= 0 || tid == self || tid == backend_->own_thread()) {
+      continue;  // this one, and the sampling engine's own thread
     }
     std::string error;
     ThreadState* state = threads_.attach(tid, backend_, &error, /*scan=*/true);

@@ -2,6 +2,7 @@
 #include "sample/clock_sampler.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -139,11 +140,17 @@ bool ClockSamplerBackend::start_thread(std::string* error) {
     return false;
   }
   started_ = true;
+  // Known before the runtime looks for the program's threads (ThreadLife::attach_existing), which
+  // must not take this one for the program's.
+  while (tid_.load(std::memory_order_acquire) == 0) {
+    sched_yield();
+  }
   return true;
 }
 
 void* ClockSamplerBackend::sampling_main(void* arg) {
   auto* self = static_cast<ClockSamplerBackend*>(arg);
+  self->tid_.store(platform::current_tid(), std::memory_order_release);
   const uint64_t period = self->settings_.period_ns;
   uint64_t sleep_ns = period;
   while (!self->stop_.load(std::memory_order_acquire)) {

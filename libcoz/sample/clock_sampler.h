@@ -37,6 +37,8 @@ class ClockSamplerBackend : public SamplerBackend {
   const char* name() const override { return "clock"; }
   // An SI_QUEUE signal with the tagged token in its value.
   bool reads_signal(const siginfo_t& info, SignalSample* out) const override;
+  // The sampling thread (known once the first open_thread() has returned).
+  pid_t own_thread() const override { return tid_.load(std::memory_order_acquire); }
   uint64_t resolution_ns() const override;
   std::string describe(uint64_t period_ns) const override;
 
@@ -57,7 +59,8 @@ class ClockSamplerBackend : public SamplerBackend {
   bool started_ = false;  // with mutex_
   std::atomic<bool> stop_{false};
   pthread_t thread_{};
-  uint64_t tick_ = 0;  // the sampling thread's own
+  std::atomic<pid_t> tid_{0};  // the sampling thread's, set by it as it starts
+  uint64_t tick_ = 0;          // the sampling thread's own
 };
 
 }  // namespace coz

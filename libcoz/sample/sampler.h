@@ -97,6 +97,8 @@ class SamplerBackend {
   // Whether `info` is a signal of this engine's samplers, and what it carries. Only the form is
   // checked; which sampler sent it, the caller looks up by the token. Async-signal-safe.
   virtual bool reads_signal(const siginfo_t& info, SignalSample* out) const = 0;
+  // The engine's own thread, never to be sampled as the program's (0: none).
+  virtual pid_t own_thread() const { return 0; }
   // Mean thread CPU time between two signals so far (0: one signal per period, exactly).
   virtual uint64_t resolution_ns() const { return 0; }
   // As --verbose and the summary name it: the name, with the resolution measured where it is

@@ -114,6 +114,15 @@ TEST(ClockSampler, SamplesTheRightLinesWherePerfEventIsRefused) {
   EXPECT_TRUE(resolution) << "the runtime record carries the CPU time per signal";
 }
 
+TEST(ClockSampler, ItsOwnThreadIsNotTakenForTheProgramsNorPaysDelays) {
+  TempDir dir;
+  Denied d = run_denied(dir, {"--sampler", "clock", "--verbose"}, {fixture("two_hot"), "20"});
+  ASSERT_EQ(d.result.status, 0) << d.result.err;
+  // The program has one thread; the sampling thread, started before the runtime looks for the
+  // threads that exist, is not one of them (it would pay delays, and sample late while it does).
+  EXPECT_NE(d.result.err.find("from 1 threads (sampler: clock"), std::string::npos) << d.result.err;
+}
+
 TEST(ClockSampler, SpeedingUpALineInsertsDelaysInAForkedWorkerToo) {
   TempDir dir;
   std::string work = line_name("children.c", "child-work");
