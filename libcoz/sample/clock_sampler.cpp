@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "base/platform.h"
@@ -50,8 +49,7 @@ class ClockThreadSampler : public ThreadSampler {
     if (weight == 0) {
       return;  // a second signal for periods one sample already took
     }
-    backend_.signals_.fetch_add(1, std::memory_order_relaxed);
-    backend_.periods_.fetch_add(weight, std::memory_order_relaxed);
+    backend_.tally_.add(weight);
     samples_.take(context, weight, stack_lo, stack_hi);
   }
 
@@ -190,22 +188,6 @@ bool ClockSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out)
   out->token = static_cast<int>(value & 0x7fffffff);
   out->overrun = 0;
   return true;
-}
-
-uint64_t ClockSamplerBackend::resolution_ns() const {
-  uint64_t signals = signals_.load(std::memory_order_relaxed);
-  uint64_t periods = periods_.load(std::memory_order_relaxed);
-  return signals == 0 ? 0 : periods * settings_.period_ns / signals;
-}
-
-std::string ClockSamplerBackend::describe(uint64_t period_ns) const {
-  uint64_t resolution = resolution_ns();
-  if (resolution == 0) {
-    resolution = period_ns;
-  }
-  char text[64];
-  snprintf(text, sizeof text, "clock, %.3g ms resolution", static_cast<double>(resolution) / 1e6);
-  return text;
 }
 
 }  // namespace coz

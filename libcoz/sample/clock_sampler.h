@@ -22,6 +22,7 @@
 #include <mutex>
 #include <vector>
 
+#include "sample/handler_samples.h"
 #include "sample/sampler.h"
 
 namespace coz {
@@ -39,8 +40,10 @@ class ClockSamplerBackend : public SamplerBackend {
   bool reads_signal(const siginfo_t& info, SignalSample* out) const override;
   // The sampling thread (known once the first open_thread() has returned).
   pid_t own_thread() const override { return tid_.load(std::memory_order_acquire); }
-  uint64_t resolution_ns() const override;
-  std::string describe(uint64_t period_ns) const override;
+  uint64_t resolution_ns() const override { return tally_.resolution_ns(settings_.period_ns); }
+  std::string describe(uint64_t period_ns) const override {
+    return tally_.describe(name(), period_ns);
+  }
 
  private:
   friend class ClockThreadSampler;
@@ -52,8 +55,7 @@ class ClockSamplerBackend : public SamplerBackend {
 
   SamplerSettings settings_;
   std::atomic<int> next_token_{0};
-  std::atomic<uint64_t> signals_{0};
-  std::atomic<uint64_t> periods_{0};
+  SignalTally tally_;
   std::mutex mutex_;  // over threads_
   std::vector<ClockThreadSampler*> threads_;
   bool started_ = false;  // with mutex_

@@ -2,11 +2,29 @@
 #include "sample/handler_samples.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "base/platform.h"
 
 namespace coz {
+
+uint64_t SignalTally::resolution_ns(uint64_t period_ns) const {
+  uint64_t signals = signals_.load(std::memory_order_relaxed);
+  uint64_t periods = periods_.load(std::memory_order_relaxed);
+  return signals == 0 ? 0 : periods * period_ns / signals;
+}
+
+std::string SignalTally::describe(const char* name, uint64_t period_ns) const {
+  uint64_t resolution = resolution_ns(period_ns);
+  if (resolution == 0) {
+    resolution = period_ns;
+  }
+  char text[64];
+  snprintf(text, sizeof text, "%s, %.3g ms resolution", name,
+           static_cast<double>(resolution) / 1e6);
+  return text;
+}
 
 HandlerSamples::HandlerSamples(const SamplerSettings& settings)
     : max_depth_(std::min<size_t>(settings.max_stack, kMaxDepth)),

@@ -11,10 +11,29 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "sample/sampler.h"
 
 namespace coz {
+
+// An engine's signals and the periods they stood for, added to by every thread's handler: its
+// resolution (mean thread CPU time per signal) and how the summary names it ("timer, 4 ms
+// resolution"; before the first signal, the period). Async-signal-safe add().
+class SignalTally {
+ public:
+  void add(uint32_t weight) {
+    signals_.fetch_add(1, std::memory_order_relaxed);
+    periods_.fetch_add(weight, std::memory_order_relaxed);
+  }
+  // 0 before the first signal.
+  uint64_t resolution_ns(uint64_t period_ns) const;
+  std::string describe(const char* name, uint64_t period_ns) const;
+
+ private:
+  std::atomic<uint64_t> signals_{0};
+  std::atomic<uint64_t> periods_{0};
+};
 
 class HandlerSamples {
  public:

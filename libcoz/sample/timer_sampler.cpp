@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "base/platform.h"
@@ -35,8 +34,7 @@ class TimerThreadSampler : public ThreadSampler {
 
   void take(const void* context, int overrun, uintptr_t stack_lo, uintptr_t stack_hi) override {
     uint32_t weight = 1 + static_cast<uint32_t>(overrun > 0 ? overrun : 0);
-    backend_.signals_.fetch_add(1, std::memory_order_relaxed);
-    backend_.periods_.fetch_add(weight, std::memory_order_relaxed);
+    backend_.tally_.add(weight);
     samples_.take(context, weight, stack_lo, stack_hi);
   }
 
@@ -76,22 +74,6 @@ std::unique_ptr<ThreadSampler> TimerSamplerBackend::open_thread(pid_t tid, std::
     return nullptr;
   }
   return std::make_unique<TimerThreadSampler>(*this, timer, token);
-}
-
-uint64_t TimerSamplerBackend::resolution_ns() const {
-  uint64_t signals = signals_.load(std::memory_order_relaxed);
-  uint64_t periods = periods_.load(std::memory_order_relaxed);
-  return signals == 0 ? 0 : periods * settings_.period_ns / signals;
-}
-
-std::string TimerSamplerBackend::describe(uint64_t period_ns) const {
-  uint64_t resolution = resolution_ns();
-  if (resolution == 0) {
-    resolution = period_ns;
-  }
-  char text[64];
-  snprintf(text, sizeof text, "timer, %.3g ms resolution", static_cast<double>(resolution) / 1e6);
-  return text;
 }
 
 bool TimerSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "sample/handler_samples.h"
 #include "sample/sampler.h"
 
 namespace coz {
@@ -32,16 +33,16 @@ class TimerSamplerBackend : public SamplerBackend {
   bool reads_signal(const siginfo_t& info, SignalSample* out) const override;
   // Mean thread CPU time between two signals so far, over every sampler it opened (0 before the
   // first signal): the period, or the kernel's tick when that is longer.
-  uint64_t resolution_ns() const override;
-  std::string describe(uint64_t period_ns) const override;
+  uint64_t resolution_ns() const override { return tally_.resolution_ns(settings_.period_ns); }
+  std::string describe(uint64_t period_ns) const override {
+    return tally_.describe(name(), period_ns);
+  }
 
  private:
   friend class TimerThreadSampler;
   SamplerSettings settings_;
   std::atomic<int> next_token_{0};
-  // Signals taken and the periods they stood for, added to by every thread's handler.
-  std::atomic<uint64_t> signals_{0};
-  std::atomic<uint64_t> periods_{0};
+  SignalTally tally_;
 };
 
 }  // namespace coz
