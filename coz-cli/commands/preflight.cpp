@@ -221,7 +221,7 @@ bool check_sampler(const RunConfig& config, std::string* error) {
     return true;
   }
   if (PerfSamplerBackend::refused(errno)) {
-    *error += kTimerInstead;  // the test event passed, the sampling one did not
+    *error += kWithoutPerf;  // the test event passed, the sampling one did not
   }
   return false;
 }

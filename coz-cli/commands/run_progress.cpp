@@ -21,11 +21,12 @@ analysis::Report quick_report(const analysis::ProfileData& data) {
 }
 
 namespace {
+// The last run's engine where it is not perf_event's (the status line names it), else empty.
 std::string sampler_of(const analysis::ProfileData& data) {
-  if (data.runs().empty() || data.runs().back().sampler != "timer") {
+  if (data.runs().empty() || data.runs().back().sampler == "perf") {
     return "";
   }
-  return "timer";
+  return data.runs().back().sampler;
 }
 }  // namespace
 

@@ -61,35 +61,48 @@ std::string origin_tag(const analysis::LineSamples& samples, bool several) {
 }  // namespace
 
 std::string sampler_line(const analysis::ProfileData& data) {
-  size_t timer_runs = 0;
-  double resolution_sum = 0;
-  size_t resolutions = 0;
-  for (const analysis::Run& run : data.runs()) {
-    if (run.sampler == "timer") {
-      timer_runs++;
-      if (run.sampler_resolution_ns > 0) {
-        resolution_sum += run.sampler_resolution_ns;
-        resolutions++;
+  // The engines that need no perf_event, as the report names them; perf needs no word.
+  struct Engine {
+    const char* name;
+    const char* what;
+  };
+  static constexpr Engine kEngines[] = {
+      {"clock",
+       "a sampling thread reading each thread's CPU clock (perf_event was refused, or "
+       "--sampler clock)"},
+      {"timer", "per-thread CPU-time timers (--sampler timer)"}};
+  std::string out;
+  for (const Engine& engine : kEngines) {
+    size_t runs = 0;
+    double resolution_sum = 0;
+    size_t resolutions = 0;
+    for (const analysis::Run& run : data.runs()) {
+      if (run.sampler == engine.name) {
+        runs++;
+        if (run.sampler_resolution_ns > 0) {
+          resolution_sum += run.sampler_resolution_ns;
+          resolutions++;
+        }
       }
     }
+    if (runs == 0) {
+      continue;
+    }
+    std::string line = std::string("sampler: ") + engine.what;
+    if (runs < data.runs().size()) {
+      line += " in " + std::to_string(runs) + " of " + std::to_string(data.runs().size()) + " runs";
+    }
+    if (resolutions > 0) {
+      char text[96];
+      snprintf(text, sizeof text, ", one signal per %.1f ms of a thread's CPU time",
+               resolution_sum / static_cast<double>(resolutions) / 1e6);
+      line += text;
+    }
+    out += (out.empty() ? "" : "; ") + line;
   }
-  if (timer_runs == 0) {
-    return "";
-  }
-  std::string line =
-      "sampler: per-thread CPU-time timers (perf_event was refused, or --sampler "
-      "timer)";
-  if (timer_runs < data.runs().size()) {
-    line +=
-        " in " + std::to_string(timer_runs) + " of " + std::to_string(data.runs().size()) + " runs";
-  }
-  if (resolutions > 0) {
-    char text[96];
-    snprintf(text, sizeof text, ", one signal per %.1f ms of a thread's CPU time",
-             resolution_sum / static_cast<double>(resolutions) / 1e6);
-    line += text;
-  }
-  return line + "; off-CPU waits told by a 1 us gate and the thread's context switches";
+  return out.empty()
+             ? out
+             : out + "; off-CPU waits told by a 1 us gate and the thread's context switches";
 }
 
 std::vector<std::string> processes_lines(const analysis::ProfileData& data) {

@@ -17,8 +17,9 @@ namespace coz::output {
 // None when every run had one process.
 std::vector<std::string> processes_lines(const analysis::ProfileData& data);
 
-// "sampler: CPU-time timers, one signal per 4.0 ms of a thread's CPU time (...)" when any run
-// was sampled with the timer sampler (perf_event refused, or --sampler timer); empty otherwise.
+// "sampler: a sampling thread reading each thread's CPU clock (...), one signal per 1.1 ms of a
+// thread's CPU time; ..." when any run was sampled without perf_event (the clock or the timer
+// engine); empty when every run used perf_event.
 std::string sampler_line(const analysis::ProfileData& data);
 
 // A line's tags, space-separated: "off-cpu 83%" for a line that mostly waits; where its samples

@@ -249,9 +249,10 @@ const std::vector<ConfigOption>& run_config_options() {
      return true; },
    [](const RunConfig& c) { return format_u64_if_set(c.arrival_speedup_ns); }},
   {"--sampler", "COZ_SAMPLER", OptionSource::kFlag, "KIND",
-   "how threads are sampled: auto (default: perf_event, else CPU-time timers where perf_event is "
-   "refused), perf, timer, or clock (experimental: a sampling thread's 1 ms samples without "
-   "perf_event; its predictions are not yet as good as the timer's)", false,
+   "how threads are sampled: auto (default: perf_event, else timer where perf_event is "
+   "refused), perf, timer (per-thread CPU-time timers, at the kernel's tick), or clock (a "
+   "sampling thread reads each thread's CPU clock and signals it every 1 ms of its CPU time; "
+   "better than the timer on pipelines and locks, worse on loops that meet at barriers)", false,
    [](const std::string& t, RunConfig* c, std::string* why) {
      if (t == "auto") { c->sampler = SamplerRequest::kAuto;
      } else if (t == "perf") { c->sampler = SamplerRequest::kPerf;

@@ -102,7 +102,15 @@ inline Wait begin() {
   }
   w.tsc = (mode & kTsc) != 0;
   w.start = w.tsc ? tsc_now() : monotonic_ns();
+  t->in_timed_call.store(true, std::memory_order_relaxed);
   return w;
+}
+
+// After the real call, before anything else.
+inline void end(const Wait& w) {
+  if (w.thread) {
+    w.thread->in_timed_call.store(false, std::memory_order_relaxed);
+  }
 }
 
 // Without a switch counter (the timer sampler): calls shorter than this (in the unit of

@@ -56,6 +56,7 @@ template <bool kSleep = false, typename F, typename W>
 __attribute__((always_inline)) inline auto timed(const void* caller, W&& waker, F&& call) {
   wait_timing::Wait w = wait_timing::begin();
   auto rc = call();
+  wait_timing::end(w);
   if (wait_timing::may_have_waited(w)) {
     KeepErrno keep;
     hooks_api::after_wait(w, caller, &w, waker(rc));

@@ -44,12 +44,15 @@ inline constexpr std::string_view kSamplingPeriod = "sampling-period";
 inline constexpr std::string_view kProgram = "program";
 // How blocked time was measured ("calls": timed blocking libc calls; "off": not measured).
 inline constexpr std::string_view kOffCpu = "off-cpu";
-// How threads were sampled: "perf" (perf_event) or "timer" (per-thread CPU-time timers, where
-// perf_event is refused). Absent in older profiles: perf. startup and process.
+// How threads were sampled: "perf" (perf_event), "timer" (per-thread CPU-time timers) or "clock"
+// (a sampling thread that reads threads' CPU clocks). Absent in older profiles: perf. startup and
+// process.
 inline constexpr std::string_view kSampler = "sampler";
 // runtime: the timer sampler's measured resolution, thread CPU time per signal (ns): the sampling
 // period, or the kernel's tick when that is longer.
 inline constexpr std::string_view kSamplerResolution = "sampler-resolution";
+// runtime: CPU time of the sampling engine's own thread in the root process (ns; clock engine).
+inline constexpr std::string_view kSamplerCpu = "sampler-cpu";
 // startup and process: the parent's pid. process also carries time, pid, program and off-cpu.
 inline constexpr std::string_view kParent = "parent";
 // The machine a process ran on, in a run across hosts (`coz coordinate`): on process and samples

@@ -18,12 +18,15 @@ constexpr const char* kNoArrivalWarning =
 }  // namespace
 
 RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root,
-                            uint64_t resolution_ns) {
+                            uint64_t resolution_ns, uint64_t sampler_cpu_ns) {
   RecordBuilder block;
   if (root) {
     block.begin(vocab::kRuntime).field(vocab::key::kTime, run_ns);
     if (resolution_ns != 0) {
       block.field(vocab::key::kSamplerResolution, resolution_ns);
+    }
+    if (sampler_cpu_ns != 0) {
+      block.field(vocab::key::kSamplerCpu, sampler_cpu_ns);
     }
   }
   uint64_t pid = static_cast<uint64_t>(getpid());

@@ -33,9 +33,10 @@ struct RunTotals {
 
 // The final records: appended once, after the last experiment. Each line's samples name this
 // process (`pid`); a followed child (not `root`) writes only those.
-// `resolution_ns`: the timer sampler's CPU time per signal (0: perf, or none measured).
+// `resolution_ns`: a signalling engine's CPU time per signal (0: perf, or none measured);
+// `sampler_cpu_ns`: the CPU time of the engine's own thread (0: it has none).
 RecordBuilder final_records(uint64_t run_ns, const LineTable& lines, bool no_arrivals, bool root,
-                            uint64_t resolution_ns);
+                            uint64_t resolution_ns, uint64_t sampler_cpu_ns);
 
 // Tells the user about the run: errors and warnings always, the rest when verbose.
 void report_run(const Reporter& reporter, const RunTotals& run, const ProgressPoints& points);

@@ -220,9 +220,10 @@ void Runtime::finish_shutdown() {
   runner_->finish();
   bool no_arrivals = amplify_.requested() && !points_.any_arrivals();
   std::string why;
-  if (!writer_.write_block(final_records(platform::monotonic_ns() - start_ns_, lines_.table(),
-                                         no_arrivals, root(), backend_->resolution_ns()),
-                           0, &why)) {
+  if (!writer_.write_block(
+          final_records(platform::monotonic_ns() - start_ns_, lines_.table(), no_arrivals, root(),
+                        backend_->resolution_ns(), backend_->own_cpu_ns()),
+          0, &why)) {
     reporter_.say(
         "error: could not append the final records to " + config_.output + " (" + why + ")", true);
   }

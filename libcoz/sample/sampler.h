@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,6 +35,20 @@ struct Sample {
 };
 
 using SampleVisitor = void (*)(const Sample& sample, void* context);
+
+// Where the runtime shows that a thread is not running its own code: each is set while the thread
+// waits in a call the hooks see, or pauses for delays (threads/thread_delays.h). Read by any
+// thread.
+struct ThreadWaits {
+  const std::atomic<bool>* blocked = nullptr;        // a synchronisation wait
+  const std::atomic<bool>* in_call = nullptr;        // a timed blocking call (read, poll, sleep)
+  const std::atomic<uint64_t>* pause_end = nullptr;  // a pause, until this time (0: none)
+  bool now() const {
+    return (blocked && blocked->load(std::memory_order_acquire)) ||
+           (in_call && in_call->load(std::memory_order_acquire)) ||
+           (pause_end && pause_end->load(std::memory_order_acquire) != 0);
+  }
+};
 
 class ThreadSampler {
  public:
@@ -64,6 +79,9 @@ class ThreadSampler {
   // Samples the kernel dropped because the buffer was full. Any thread may call it while the
   // sampled thread drains (in a signal handler).
   virtual uint64_t lost() const = 0;
+  // Where the runtime shows the thread is not running its own code (ThreadWaits), for an engine
+  // that chooses when to signal; they outlive the sampler.
+  virtual void watch(const ThreadWaits& waits) { (void)waits; }
 };
 
 struct SamplerSettings {
@@ -101,6 +119,8 @@ class SamplerBackend {
   virtual pid_t own_thread() const { return 0; }
   // Mean thread CPU time between two signals so far (0: one signal per period, exactly).
   virtual uint64_t resolution_ns() const { return 0; }
+  // CPU time the engine's own thread has used so far (0: it has none).
+  virtual uint64_t own_cpu_ns() const { return 0; }
   // As --verbose and the summary name it: the name, with the resolution measured where it is
   // not the period ("timer, 4 ms resolution"; before the first signal, `period_ns`).
   virtual std::string describe(uint64_t period_ns) const {

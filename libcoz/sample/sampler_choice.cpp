@@ -52,7 +52,7 @@ SamplerChoice choose_sampler(SamplerRequest request) {
   }
   choice.error = why;
   if (refused) {
-    choice.error += kTimerInstead;
+    choice.error += kWithoutPerf;
   }
   return choice;
 }

@@ -1,7 +1,7 @@
 // Which engine samples (RunConfig::sampler), decided in one place for `coz run`'s preflight and
 // the runtime alike: perf_event where the kernel allows it, else per-thread CPU-time timers, or
-// the one the user named. Each engine answers for its own availability (perf: a test event).
-// Threads: at start-up only.
+// the one the user named (the sampling thread, clock, only so). Each engine answers for its own
+// availability (perf: a test event). Threads: at start-up only.
 #pragma once
 
 #include <memory>
@@ -25,7 +25,7 @@ struct SamplerChoice {
 };
 
 // What a refusal of perf_event adds to its error: the engine that needs no permission.
-inline constexpr const char* kTimerInstead = "; or sample without perf_event: --sampler timer";
+inline constexpr const char* kWithoutPerf = "; or sample without perf_event: --sampler timer";
 
 // The engine for `request`, its availability tested once here.
 SamplerChoice choose_sampler(SamplerRequest request);

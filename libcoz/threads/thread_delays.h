@@ -37,6 +37,8 @@ struct ThreadDelays {
   // the whole pause, and an experiment that ends before it is over counts only what it had paused
   // (progress_threads.h).
   std::atomic<uint64_t> pause_end_ns{0};
+  // In a blocking call timed for off-CPU profiling (wait_timing.h: a read, a poll, a sleep).
+  std::atomic<bool> in_timed_call{false};
   uint64_t lock_debt_ns = 0;  // owed as it took its outermost lock (paid after the release)
   uint64_t lock_epoch = 0;    // the experiment that debt belongs to
   // When data from another member of a run across programs last ended a socket wait of this

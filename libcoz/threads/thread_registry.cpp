@@ -36,6 +36,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
     s = new ThreadState();  // pooled: never deleted
   }
   s->sampler = std::move(sampler);
+  s->sampler->watch(ThreadWaits{&s->blocked_now, &s->in_timed_call, &s->pause_end_ns});
   s->samples = 0;
   s->delays = LocalDelays();
   s->quiet_word = kNotQuiet;
@@ -53,6 +54,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->visits_base_epoch = kVisitsSinceAttach;
   s->pause_spill_ns = 0;
   s->pause_end_ns.store(0, std::memory_order_relaxed);
+  s->in_timed_call.store(false, std::memory_order_relaxed);
   s->pacer.reset();
   s->arrivals_epoch = ~0ull;
   for (std::atomic<int>& fd : s->breakpoint_fds) {

@@ -83,7 +83,7 @@ TEST_F(CozRunErrors, StaticallyLinkedProgram) {
 }
 
 TEST_F(CozRunErrors, PerfEventAskedForButUnavailable) {
-  // By default the timer sampler runs instead (timer_sampler_test.cpp); asked for by name, perf
+  // By default the timer sampler runs instead (without_perf_test.cpp); asked for by name, perf
   // is an error that says why and what to do.
   std::vector<std::string> argv = {
       fixture("deny_perf"), COZ_TEST_CLI, "run", "--sampler", "perf", "-o", profile(), "---",

@@ -1,9 +1,11 @@
-// The timer sampler (docs/where-it-runs.md): where perf_event_open is refused (a seccomp filter
-// returning EACCES, as a container runtime's default profile does, run by the deny_perf fixture;
-// no root needed), `coz run` samples with per-thread CPU-time timers and every feature still
-// works: experiments on the right line, delays, blocked samples of a waiting line, followed
-// children, load amplification, the sampler named in the profile and the report. Asking for perf
-// there says why not, and so does --progress (hardware breakpoints are perf events).
+// Sampling without perf_event (docs/where-it-runs.md): where perf_event_open is refused (a seccomp
+// filter returning EACCES, as a container runtime's default profile does, run by the deny_perf
+// fixture; no root needed), `coz run` samples with per-thread CPU-time timers (--sampler timer),
+// and its sampling thread (--sampler clock) may be asked for. With either, every feature works:
+// experiments on the right line, delays, blocked samples of a waiting line, followed children,
+// load amplification, sampled progress points, the sampler named in the profile and the report.
+// Asking for perf there says why not, and so does --progress (hardware breakpoints are perf
+// events).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -82,7 +84,7 @@ void expect_two_hot_samples(const Denied& d) {
   EXPECT_TRUE(resolution) << "the runtime record carries the CPU time per signal";
 }
 
-TEST(TimerSampler, ChosenWherePerfEventIsRefusedAndSamplesTheRightLines) {
+TEST(WithoutPerf, TheTimerIsChosenAndSamplesTheRightLines) {
   TempDir dir;
   // 250 rounds of 4 ms in hot_a and 2 ms in hot_b: 1.5 s of CPU time.
   Denied d = run_denied(dir, {}, {fixture("two_hot"), "250"});
@@ -98,45 +100,55 @@ TEST(TimerSampler, ChosenWherePerfEventIsRefusedAndSamplesTheRightLines) {
       << report.out << report.err;
 }
 
-// The sampling thread (--sampler clock, sample/clock_sampler.h), where perf_event is refused:
-// samples of each thread's CPU time every millisecond, each standing for its periods.
-TEST(ClockSampler, SamplesTheRightLinesWherePerfEventIsRefused) {
+// Each engine that needs no perf_event, asked for by name where perf_event is refused: the
+// sampling thread (sample/clock_sampler.h) and the per-thread CPU-time timers
+// (sample/timer_sampler.h).
+class Engine : public testing::TestWithParam<const char*> {
+ protected:
+  // `coz run --sampler ENGINE OPTIONS --- PROGRAM...`, perf_event_open refused.
+  Denied run(const TempDir& dir, std::vector<std::string> options,
+             std::vector<std::string> program) {
+    options.insert(options.begin(), {"--sampler", GetParam()});
+    return run_denied(dir, options, program);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(WithoutPerf, Engine, testing::Values("clock", "timer"),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+TEST_P(Engine, SamplesTheRightLines) {
   TempDir dir;
-  Denied d = run_denied(dir, {"--sampler", "clock"}, {fixture("two_hot"), "250"});
+  Denied d = run(dir, {}, {fixture("two_hot"), "250"});
   ASSERT_EQ(d.result.status, 0) << d.result.err;
   EXPECT_EQ(d.result.out, "done 250 rounds\n");
-  EXPECT_EQ(first_text(d.records, RecordKind::kStartup, "sampler"), "clock");
+  EXPECT_EQ(first_text(d.records, RecordKind::kStartup, "sampler"), GetParam());
   expect_two_hot_samples(d);
 }
 
-TEST(ClockSampler, ItsOwnThreadIsNotTakenForTheProgramsNorPaysDelays) {
+TEST(WithoutPerf, TheSamplingThreadIsNotTakenForTheProgramsNorPaysDelays) {
   TempDir dir;
   Denied d = run_denied(dir, {"--sampler", "clock", "--verbose"}, {fixture("two_hot"), "20"});
   ASSERT_EQ(d.result.status, 0) << d.result.err;
   // The program has one thread; the sampling thread, started before the runtime looks for the
   // threads that exist, is not one of them (it would pay delays, and sample late while it does).
   EXPECT_NE(d.result.err.find("from 1 threads (sampler: clock"), std::string::npos) << d.result.err;
+  // What the sampling thread cost: its share of a core in the summary, its CPU time in the profile.
+  EXPECT_NE(d.result.err.find("% of a core)"), std::string::npos) << d.result.err;
+  bool cpu = false;
+  for (const Record& r : d.records) {
+    cpu = cpu ||
+          (r.kind == RecordKind::kRuntime && r.find("sampler-cpu") && r.u64("sampler-cpu") > 0);
+  }
+  EXPECT_TRUE(cpu) << "the runtime record carries the sampling thread's CPU time";
 }
 
-TEST(ClockSampler, SpeedingUpALineInsertsDelaysInAForkedWorkerToo) {
-  TempDir dir;
-  std::string work = line_name("children.c", "child-work");
-  Denied d = run_denied(
-      dir, {"--sampler", "clock", "--end-to-end", "--fixed-line", work, "--fixed-speedup", "50"},
-      {fixture("children"), "fork", "1500"});
-  ASSERT_EQ(d.result.status, 3) << d.result.err;
-  EXPECT_EQ(d.result.out, "done 2\n");
-  auto experiments = records_of(d.profile, RecordKind::kExperiment);
-  ASSERT_EQ(experiments.size(), 1u);
-  EXPECT_GT(experiments[0].u64("selected-samples"), 500u) << "the workers' samples count";
-  EXPECT_GT(experiments[0].u64("inserted"), 0u);
-}
-
-TEST(TimerSampler, SpeedingUpALineInsertsDelays) {
+TEST_P(Engine, SpeedingUpALineInsertsDelays) {
   TempDir dir;
   std::string hot_a = line_name("two_hot.c", "hot_a");
-  Denied d = run_denied(dir, {"--end-to-end", "--fixed-line", hot_a, "--fixed-speedup", "50"},
-                        {fixture("two_hot"), "250"});
+  Denied d = run(dir, {"--end-to-end", "--fixed-line", hot_a, "--fixed-speedup", "50"},
+                 {fixture("two_hot"), "250"});
   ASSERT_EQ(d.result.status, 0) << d.result.err;
   auto experiments = records_of(d.profile, RecordKind::kExperiment);
   ASSERT_EQ(experiments.size(), 1u);
@@ -146,15 +158,15 @@ TEST(TimerSampler, SpeedingUpALineInsertsDelays) {
   EXPECT_GT(experiments[0].u64("inserted"), experiments[0].u64("elapsed") / 5);
 }
 
-TEST(TimerSampler, SleepingAndReadingLinesGetBlockedSamples) {
+TEST_P(Engine, SleepingAndReadingLinesGetBlockedSamples) {
   TempDir dir;
-  Denied sleep = run_denied(dir, {}, {fixture("waits"), "sleep", "1500"});
+  Denied sleep = run(dir, {}, {fixture("waits"), "sleep", "1500"});
   ASSERT_EQ(sleep.result.status, 3) << sleep.result.err;
   EXPECT_GT(blocked_of(sleep.records, line_name("waits.c", "sleep")), 300u);
   EXPECT_EQ(blocked_of(sleep.records, line_name("waits.c", "compute")), 0u);
   // A read that waits for another process to write: longer than the gate, and the thread was
   // switched out, so it waited.
-  Denied pipe = run_denied(dir, {}, {fixture("waits"), "pipe", "1500"});
+  Denied pipe = run(dir, {}, {fixture("waits"), "pipe", "1500"});
   ASSERT_EQ(pipe.result.status, 3) << pipe.result.err;
   unsigned long visits = 0, bytes = 0;
   ASSERT_EQ(sscanf(pipe.result.out.c_str(), "done %lu %lu", &visits, &bytes), 2);
@@ -162,11 +174,11 @@ TEST(TimerSampler, SleepingAndReadingLinesGetBlockedSamples) {
   EXPECT_GT(blocked_of(pipe.records, line_name("waits.c", "read")), 300u);
 }
 
-TEST(TimerSampler, ForkedWorkersAreFollowed) {
+TEST_P(Engine, ForkedWorkersAreFollowedAndPayDelays) {
   TempDir dir;
   std::string work = line_name("children.c", "child-work");
-  Denied d = run_denied(dir, {"--end-to-end", "--fixed-line", work, "--fixed-speedup", "50"},
-                        {fixture("children"), "fork", "1500"});
+  Denied d = run(dir, {"--end-to-end", "--fixed-line", work, "--fixed-speedup", "50"},
+                 {fixture("children"), "fork", "1500"});
   ASSERT_EQ(d.result.status, 3) << d.result.err;
   EXPECT_EQ(d.result.out, "done 2\n");
   size_t processes = 0;
@@ -188,14 +200,14 @@ TEST(TimerSampler, ForkedWorkersAreFollowed) {
   auto experiments = records_of(d.profile, RecordKind::kExperiment);
   ASSERT_EQ(experiments.size(), 1u);
   EXPECT_GT(experiments[0].u64("selected-samples"), 500u) << "the workers' samples count";
+  EXPECT_GT(experiments[0].u64("inserted"), 0u);
 }
 
-TEST(TimerSampler, LoadAmplificationReachesItsLoad) {
+TEST_P(Engine, LoadAmplificationReachesItsLoad) {
   TempDir dir;
   std::string work =
       "arrivals.c:" + std::to_string(test::marker_line(test::program_source("arrivals.c"), "WORK"));
-  Denied d =
-      run_denied(dir, {"--end-to-end", "--fixed-speedup", "0", "--fixed-line", work, "--load", "3"},
+  Denied d = run(dir, {"--end-to-end", "--fixed-speedup", "0", "--fixed-line", work, "--load", "3"},
                  {fixture("arrivals"), "1", "100", "2000", "1"});
   ASSERT_EQ(d.result.status, 0) << d.result.err;
   auto experiments = records_of(d.profile, RecordKind::kExperiment);
@@ -207,7 +219,27 @@ TEST(TimerSampler, LoadAmplificationReachesItsLoad) {
   EXPECT_LT(experiments[0].real("load"), 4.5);
 }
 
-TEST(TimerSampler, AskingForPerfWhereItIsRefusedSaysWhatToDo) {
+// A line's samples as progress (--sampled-progress), the way to count visits where hardware
+// breakpoints (--progress) are refused: 200 requests of 1 ms of work.
+TEST_P(Engine, SampledProgressCountsTheLinesSamples) {
+  TempDir dir;
+  std::string work =
+      "arrivals.c:" + std::to_string(test::marker_line(test::program_source("arrivals.c"), "WORK"));
+  Denied d = run(
+      dir,
+      {"--end-to-end", "--fixed-speedup", "0", "--fixed-line", work, "--sampled-progress", work},
+      {fixture("arrivals"), "1", "200", "2000", "1000"});
+  ASSERT_EQ(d.result.status, 0) << d.result.err;
+  uint64_t visits = 0;
+  for (const Record& r : d.records) {
+    if (r.kind == RecordKind::kThroughputPoint && r.text("name") == work) {
+      visits += r.u64("delta");
+    }
+  }
+  EXPECT_GT(visits, 20u) << d.result.err;
+}
+
+TEST(WithoutPerf, AskingForPerfWhereItIsRefusedSaysWhatToDo) {
   TempDir dir;
   Denied d = run_denied(dir, {"--sampler", "perf"}, {fixture("two_hot"), "1"});
   EXPECT_EQ(d.result.status, 1);
@@ -215,7 +247,7 @@ TEST(TimerSampler, AskingForPerfWhereItIsRefusedSaysWhatToDo) {
   EXPECT_NE(d.result.err.find("--sampler timer"), std::string::npos) << d.result.err;
 }
 
-TEST(TimerSampler, BreakpointProgressPointsSayToSampleInstead) {
+TEST(WithoutPerf, BreakpointProgressPointsSayToSampleInstead) {
   TempDir dir;
   std::string hot_a = line_name("two_hot.c", "hot_a");
   auto r = run_process({fixture("deny_perf"), COZ_TEST_CLI, "run", "-o", dir.file("bp.coz"),
@@ -225,13 +257,13 @@ TEST(TimerSampler, BreakpointProgressPointsSayToSampleInstead) {
   EXPECT_NE(r.err.find("use --sampled-progress"), std::string::npos) << r.err;
 }
 
-TEST(TimerSampler, ChosenByNameWherePerfWorks) {
+TEST_P(Engine, ChosenByNameWherePerfWorks) {
   TempDir dir;
   std::string profile = dir.file("named.coz");
-  auto r = run_process(
-      {COZ_TEST_CLI, "run", "--sampler", "timer", "-o", profile, "---", fixture("two_hot"), "50"});
+  auto r = run_process({COZ_TEST_CLI, "run", "--sampler", GetParam(), "-o", profile, "---",
+                        fixture("two_hot"), "50"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(first_text(read_records(profile), RecordKind::kStartup, "sampler"), "timer");
+  EXPECT_EQ(first_text(read_records(profile), RecordKind::kStartup, "sampler"), GetParam());
   auto perf = run_process({COZ_TEST_CLI, "run", "--sampler", "perf", "-o", dir.file("perf.coz"),
                            "---", fixture("two_hot"), "5"});
   ASSERT_EQ(perf.status, 0) << perf.err;
