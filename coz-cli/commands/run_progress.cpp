@@ -23,10 +23,8 @@ analysis::Report quick_report(const analysis::ProfileData& data) {
 namespace {
 // The last run's engine where it is not perf_event's (the status line names it), else empty.
 std::string sampler_of(const analysis::ProfileData& data) {
-  if (data.runs().empty() || data.runs().back().sampler == "perf") {
-    return "";
-  }
-  return data.runs().back().sampler;
+  std::string name = data.runs().empty() ? "" : data.runs().back().sampler;
+  return name == "timer" || name == "clock" ? name : "";
 }
 }  // namespace
 

@@ -67,10 +67,8 @@ std::string sampler_line(const analysis::ProfileData& data) {
     const char* what;
   };
   static constexpr Engine kEngines[] = {
-      {"clock",
-       "a sampling thread reading each thread's CPU clock (perf_event was refused, or "
-       "--sampler clock)"},
-      {"timer", "per-thread CPU-time timers (--sampler timer)"}};
+      {"clock", "a sampling thread reading each thread's CPU clock (--sampler clock)"},
+      {"timer", "per-thread CPU-time timers (perf_event was refused, or --sampler timer)"}};
   std::string out;
   for (const Engine& engine : kEngines) {
     size_t runs = 0;

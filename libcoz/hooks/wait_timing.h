@@ -67,6 +67,8 @@ struct Wait {
   uint64_t word = 0;              // the ledger's word (epoch and total) as the call began
   uint32_t switches = 0;          // the thread's switch counter before the call
   bool tsc = false;
+  ThreadState* flagged = nullptr;  // in_timed_call set for this call, measured or not
+  bool was_in_call = false;        // its value before (a hook in a handler during another call)
 };
 
 inline uint64_t monotonic_ns() {
@@ -87,8 +89,26 @@ inline uint64_t tsc_now() {
 inline Wait begin() {
   Wait w;
   ThreadState* t = t_thread_state;
+  if (!t || quiet_hooks::t_inside != 0) {
+    return w;
+  }
+  // Shown waiting to an engine that chooses when to signal (ThreadWaits), off-CPU timing or not.
+  w.flagged = t;
+  w.was_in_call = t->in_timed_call.load(std::memory_order_relaxed);
+  t->in_timed_call.store(true, std::memory_order_relaxed);
+  if (const std::atomic<bool>* in_flight = t->signal_in_flight) {
+    // Dekker with the clock engine (ClockThreadSampler::look): a sample signal decided before it
+    // saw this wait lands now, not in the wait, where it would cut a poll short with EINTR. It is
+    // microseconds away; waited for at most 4,000 spins (about 0.2-0.6 ms).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    for (int spins = 0; spins < 4000 && in_flight->load(std::memory_order_acquire); spins++) {
+#if defined(__x86_64__) || defined(__i386__)
+      _mm_pause();
+#endif
+    }
+  }
   int mode = wait_timing::mode();
-  if (!t || quiet_hooks::t_inside != 0 || !(mode & kOn)) {
+  if (!(mode & kOn)) {
     return w;
   }
   w.thread = t;
@@ -102,14 +122,13 @@ inline Wait begin() {
   }
   w.tsc = (mode & kTsc) != 0;
   w.start = w.tsc ? tsc_now() : monotonic_ns();
-  t->in_timed_call.store(true, std::memory_order_relaxed);
   return w;
 }
 
 // After the real call, before anything else.
 inline void end(const Wait& w) {
-  if (w.thread) {
-    w.thread->in_timed_call.store(false, std::memory_order_relaxed);
+  if (w.flagged) {
+    w.flagged->in_timed_call.store(w.was_in_call, std::memory_order_relaxed);
   }
 }
 

@@ -20,11 +20,6 @@ namespace {
 
 constexpr int kMostQuiet = 6;           // a still thread is read every 2^6 wake-ups at least
 constexpr uint64_t kLongestSleep = 16;  // periods, while no thread's clock moves
-// A signal handled later than this after it was sent found a thread that was not running: a
-// running thread takes it within microseconds, one the sampling thread itself preempted as it
-// woke within the sampling thread's own turn (tens of microseconds, a few hundred with a
-// thousand threads to read), one preempted by another thread or blocked only at its next turn.
-constexpr uint64_t kLateNs = 250000;
 
 uint64_t cpu_time(pid_t tid, bool* alive) {
   timespec t;
@@ -40,6 +35,7 @@ class ClockThreadSampler : public ThreadSampler {
       : backend_(backend), tid_(tid), token_(token), samples_(backend.settings_) {
     bool alive = false;
     last_ = seen_ = cpu_time(tid, &alive);
+    looked_ = platform::monotonic_ns();
     backend_.add(this);
   }
   ~ClockThreadSampler() override { backend_.remove(this); }
@@ -50,8 +46,19 @@ class ClockThreadSampler : public ThreadSampler {
   uint64_t lost() const override { return samples_.lost(); }
   bool has_pending() const override { return samples_.has_pending(); }
 
+  const std::atomic<bool>* in_flight() const override { return &in_flight_; }
+
   void take(const void* context, int, uintptr_t stack_lo, uintptr_t stack_hi) override {
-    if (platform::monotonic_ns() - sent_ns_.load(std::memory_order_acquire) > kLateNs) {
+    in_flight_.store(false, std::memory_order_release);
+    // Late from the end of the pass that sent it: a thread the sampling thread preempted waits
+    // for the whole pass.
+    uint64_t sent = sent_ns_.load(std::memory_order_acquire);
+    uint64_t pass_end = backend_.pass_end_ns_.load(std::memory_order_acquire);
+    uint64_t period = backend_.settings_.period_ns;
+    if (pass_end > sent && pass_end - sent < period) {
+      sent = pass_end;
+    }
+    if (platform::monotonic_ns() - sent > period / 4) {
       // The thread was not running when it was signalled: preempted by another thread, or waiting
       // in a call no hook sees. Where it stands now is where it was switched out (a wake-up, a
       // wait), not where its time went; the periods wait for a signal that finds it running.
@@ -69,10 +76,8 @@ class ClockThreadSampler : public ThreadSampler {
     return samples_.drain(visit, context);
   }
 
-  void watch(const ThreadWaits& waits) override {
-    std::lock_guard<std::mutex> lock(backend_.mutex_);  // look() reads it with the list locked
-    waits_ = waits;
-  }
+  // Before enable(), whose release orders it for look().
+  void watch(const ThreadWaits& waits) override { waits_ = waits; }
 
   // From the sampling thread, with the backend's list locked: reads the thread's clock (unless it
   // has been still and this is not its turn) and signals it when it ran half a period or more
@@ -81,23 +86,27 @@ class ClockThreadSampler : public ThreadSampler {
   // would take its sample where it waits instead of where its time went (a semaphore pool's
   // waits and posts took a fifth of its samples, against 0.2% with perf_event), and a call that a
   // signal cuts short (epoll_wait, poll) would fail with EINTR. Sets `moved` when its clock moved.
-  void look(uint64_t tick, uint64_t period, bool* moved) {
+  void look(uint64_t tick, uint64_t now, uint64_t period, bool* moved) {
     if (!enabled_.load(std::memory_order_acquire) ||
         (tick & ((uint64_t{1} << std::min(quiet_, kMostQuiet)) - 1)) != 0) {
       return;
-    }
-    if (waits_.now()) {
-      return;  // its clock stands still, and it is not to be signalled: not even read
     }
     bool alive = false;
     uint64_t cpu = cpu_time(tid_, &alive);
     if (!alive) {
       return;  // exited; its sampler goes with its state
     }
-    quiet_ = cpu == seen_ ? quiet_ + 1 : 0;
+    uint64_t ran = cpu - seen_;
+    uint64_t wall = now - looked_;
+    quiet_ = ran == 0 ? quiet_ + 1 : 0;
     seen_ = cpu;
+    looked_ = now;
     *moved |= quiet_ == 0;
-    if (cpu < last_ + period / 2) {
+    // A thread shown waiting that ran all along since the last look (7/8 of the time or more)
+    // computes inside the call (a large write, a read from the page cache), or its flag outlived
+    // the call (a handler that jumped out of it): its time is the call's, sampled there. One that
+    // ran and then waited is left for a tick that finds it running.
+    if (cpu < last_ + period / 2 || (ran * 8 < wall * 7 && waits_.now())) {
       return;
     }
     // Whole periods, rounded; the remainder stays for the next sample.
@@ -113,6 +122,14 @@ class ClockThreadSampler : public ThreadSampler {
     info.si_uid = getuid();
     info.si_value.sival_ptr = reinterpret_cast<void*>(
         static_cast<uintptr_t>(platform::kClockSampleTag | static_cast<uint64_t>(token_)));
+    // Dekker with wait_timing::begin(): either this sees the thread's wait begun, or the thread
+    // sees the signal in flight and lets it land before it waits.
+    in_flight_.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (ran * 8 < wall * 7 && waits_.now()) {
+      in_flight_.store(false, std::memory_order_relaxed);
+      return;  // it began to wait since the look: the periods wait for the next signal
+    }
     sent_ns_.store(platform::monotonic_ns(), std::memory_order_release);
     syscall(SYS_rt_tgsigqueueinfo, getpid(), tid_, backend_.settings_.signal, &info);
   }
@@ -123,13 +140,15 @@ class ClockThreadSampler : public ThreadSampler {
   const int token_;
   HandlerSamples samples_;
   std::atomic<bool> enabled_{false};
-  std::atomic<uint32_t> owed_{0};     // periods the next sample stands for
-  ThreadWaits waits_;                 // watch(), with the backend's list locked
-  std::atomic<uint64_t> sent_ns_{0};  // when it was last signalled (CLOCK_MONOTONIC)
+  std::atomic<uint32_t> owed_{0};       // periods the next sample stands for
+  ThreadWaits waits_;                   // watch(), before enable()
+  std::atomic<uint64_t> sent_ns_{0};    // when it was last signalled (CLOCK_MONOTONIC)
+  std::atomic<bool> in_flight_{false};  // in_flight()
   // The sampling thread's own.
-  uint64_t last_ = 0;  // the thread's CPU time its samples have accounted for
-  uint64_t seen_ = 0;  // its CPU time at the last look
-  int quiet_ = 0;      // looks in a row that found it still
+  uint64_t last_ = 0;    // the thread's CPU time its samples have accounted for
+  uint64_t seen_ = 0;    // its CPU time at the last look
+  uint64_t looked_ = 0;  // when (CLOCK_MONOTONIC)
+  int quiet_ = 0;        // looks in a row that found it still
 };
 
 ClockSamplerBackend::~ClockSamplerBackend() {
@@ -155,6 +174,7 @@ bool ClockSamplerBackend::start_thread(std::string* error) {
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &saved);
+  started_ns_ = platform::monotonic_ns();
   pthread_attr_t attr;
   bool sized = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 64 << 10) == 0;
   int rc = settings_.create_thread(&thread_, sized ? &attr : nullptr, sampling_main, this);
@@ -165,7 +185,6 @@ bool ClockSamplerBackend::start_thread(std::string* error) {
     return false;
   }
   started_ = true;
-  started_ns_ = platform::monotonic_ns();
   // Known before the runtime looks for the program's threads (ThreadLife::attach_existing), which
   // must not take this one for the program's.
   while (tid_.load(std::memory_order_acquire) == 0) {
@@ -179,13 +198,19 @@ void* ClockSamplerBackend::sampling_main(void* arg) {
   self->tid_.store(platform::current_tid(), std::memory_order_release);
   const uint64_t period = self->settings_.period_ns;
   uint64_t sleep_ns = period;
+  uint64_t random = platform::monotonic_ns() | 1;
   while (!self->stop_.load(std::memory_order_acquire)) {
     timespec pause = {static_cast<time_t>(sleep_ns / 1000000000),
                       static_cast<long>(sleep_ns % 1000000000)};
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &pause, nullptr);
     bool moved = false;
     self->sample_once(&moved);
-    sleep_ns = moved ? period : std::min(sleep_ns * 2, kLongestSleep * period);
+    // Drawn between half a period and one and a half: wake-ups a fixed period apart would keep
+    // one phase of a program's own rhythm (a request every 2 ms: every sample at the same point
+    // of its work).
+    random = random * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t jittered = period / 2 + (random >> 33) % std::max<uint64_t>(1, period);
+    sleep_ns = moved ? jittered : std::min(sleep_ns * 2, kLongestSleep * period);
   }
   return nullptr;
 }
@@ -193,9 +218,11 @@ void* ClockSamplerBackend::sampling_main(void* arg) {
 void ClockSamplerBackend::sample_once(bool* moved) {
   std::lock_guard<std::mutex> lock(mutex_);
   tick_++;
+  uint64_t now = platform::monotonic_ns();
   for (ClockThreadSampler* t : threads_) {
-    t->look(tick_, settings_.period_ns, moved);
+    t->look(tick_, now, settings_.period_ns, moved);
   }
+  pass_end_ns_.store(platform::monotonic_ns(), std::memory_order_release);
 }
 
 void ClockSamplerBackend::add(ClockThreadSampler* sampler) {

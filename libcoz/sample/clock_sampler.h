@@ -63,8 +63,10 @@ class ClockSamplerBackend : public SamplerBackend {
   std::atomic<bool> stop_{false};
   pthread_t thread_{};
   std::atomic<pid_t> tid_{0};  // the sampling thread's, set by it as it starts
-  uint64_t started_ns_ = 0;    // CLOCK_MONOTONIC, as it started (with started_)
+  uint64_t started_ns_ = 0;    // CLOCK_MONOTONIC, set before the thread starts
   uint64_t tick_ = 0;          // the sampling thread's own
+  // When its last pass over the threads ended (CLOCK_MONOTONIC): a signal is late from there.
+  std::atomic<uint64_t> pass_end_ns_{0};
 };
 
 }  // namespace coz

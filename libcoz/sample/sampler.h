@@ -82,6 +82,10 @@ class ThreadSampler {
   // Where the runtime shows the thread is not running its own code (ThreadWaits), for an engine
   // that chooses when to signal; they outlive the sampler.
   virtual void watch(const ThreadWaits& waits) { (void)waits; }
+  // For an engine that signals the thread from another: true from just before it decides to
+  // signal until the signal's handler runs (nullptr: no such engine). A thread about to wait lets
+  // a signal in flight land first, or it would cut the wait short (wait_timing::begin).
+  virtual const std::atomic<bool>* in_flight() const { return nullptr; }
 };
 
 struct SamplerSettings {

@@ -37,6 +37,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   }
   s->sampler = std::move(sampler);
   s->sampler->watch(ThreadWaits{&s->blocked_now, &s->in_timed_call, &s->pause_end_ns});
+  s->signal_in_flight = s->sampler->in_flight();
   s->samples = 0;
   s->delays = LocalDelays();
   s->quiet_word = kNotQuiet;

@@ -3,8 +3,13 @@
 //   waits pipe MS       each visit reads a byte that a child process writes every 1 ms
 //   waits rawfork MS    each visit reads a byte from a child made by a raw clone (no atfork
 //                       handlers run), which sleeps and writes it
+//   waits poll MS       as pipe, each visit computing about 0.2 ms and then waiting in poll()
+//                       for the byte; poll fails with EINTR if any signal's handler runs while it
+//                       waits, restartable or not: counted, and printed as a third number
 // Prints "done <visits> <bytes read>" and exits with status 3, so tests see both unchanged.
 #include <coz.h>
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +38,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: waits sleep|pipe MS\n");
     return 2;
   }
-  int pipe_mode = strcmp(argv[1], "pipe") == 0;
+  int poll_mode = strcmp(argv[1], "poll") == 0;
+  int pipe_mode = poll_mode || strcmp(argv[1], "pipe") == 0;
   int raw_mode = strcmp(argv[1], "rawfork") == 0;
   double end = now_ms() + atof(argv[2]);
   int fds[2] = {-1, -1};
@@ -56,7 +62,7 @@ int main(int argc, char** argv) {
     }
     close(fds[1]);
   }
-  unsigned long visits = 0, bytes = 0;
+  unsigned long visits = 0, bytes = 0, interrupted = 0;
   struct timespec ms = {0, 1000000};
   while (now_ms() < end) {
     compute();
@@ -78,6 +84,19 @@ int main(int argc, char** argv) {
       }
       close(p[0]);
       close(p[1]);
+    } else if (poll_mode) {
+      for (int i = 0; i < 10; i++) {
+        compute();
+      }
+      struct pollfd p = {fds[0], POLLIN, 0};
+      int n;
+      while ((n = poll(&p, 1, -1)) < 0 && errno == EINTR) {
+        interrupted++;
+      }
+      char c;
+      if (n == 1 && read(fds[0], &c, 1) == 1) {
+        bytes++;
+      }
     } else if (pipe_mode) {
       char c;
       if (read(fds[0], &c, 1) == 1) {  // LINE:read 
@@ -94,6 +113,10 @@ int main(int argc, char** argv) {
     kill(child, SIGTERM);
     waitpid(child, NULL, 0);
   }
-  printf("done %lu %lu\n", visits, bytes);
+  if (poll_mode) {
+    printf("done %lu %lu %lu\n", visits, bytes, interrupted);
+  } else {
+    printf("done %lu %lu\n", visits, bytes);
+  }
   return 3;
 }
