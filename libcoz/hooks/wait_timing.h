@@ -67,7 +67,7 @@ struct Wait {
   uint64_t word = 0;              // the ledger's word (epoch and total) as the call began
   uint32_t switches = 0;          // the thread's switch counter before the call
   bool tsc = false;
-  ThreadState* flagged = nullptr;  // in_timed_call set for this call, measured or not
+  ThreadState* flagged = nullptr;  // in_timed_call set for this call (the clock engine runs)
   bool was_in_call = false;        // its value before (a hook in a handler during another call)
 };
 
@@ -92,11 +92,12 @@ inline Wait begin() {
   if (!t || quiet_hooks::t_inside != 0) {
     return w;
   }
-  // Shown waiting to an engine that chooses when to signal (ThreadWaits), off-CPU timing or not.
-  w.flagged = t;
-  w.was_in_call = t->in_timed_call.load(std::memory_order_relaxed);
-  t->in_timed_call.store(true, std::memory_order_relaxed);
   if (const std::atomic<bool>* in_flight = t->signal_in_flight) {
+    // Shown waiting to the engine that signals from another thread (ThreadWaits), off-CPU timing
+    // or not; no other engine reads the flag, so their hot path does not write it.
+    w.flagged = t;
+    w.was_in_call = t->in_timed_call.load(std::memory_order_relaxed);
+    t->in_timed_call.store(true, std::memory_order_relaxed);
     // Dekker with the clock engine (ClockThreadSampler::look): a sample signal decided before it
     // saw this wait lands now, not in the wait, where it would cut a poll short with EINTR. It is
     // microseconds away; waited for at most 4,000 spins (about 0.2-0.6 ms).

@@ -102,11 +102,19 @@ class ClockThreadSampler : public ThreadSampler {
     seen_ = cpu;
     looked_ = now;
     *moved |= quiet_ == 0;
-    // A thread shown waiting that ran all along since the last look (7/8 of the time or more)
-    // computes inside the call (a large write, a read from the page cache), or its flag outlived
-    // the call (a handler that jumped out of it): its time is the call's, sampled there. One that
-    // ran and then waited is left for a tick that finds it running.
-    if (cpu < last_ + period / 2 || (ran * 8 < wall * 7 && waits_.now())) {
+    if (cpu < last_ + period / 2) {
+      return;
+    }
+    // Dekker with wait_timing::begin(): either this sees the thread's wait begun, or the thread
+    // sees the signal in flight and lets it land before it waits. A thread shown waiting that ran
+    // all along since the last look (7/8 of the time or more) computes inside the call (a large
+    // write, a read from the page cache), or its flag outlived the call (a handler that jumped
+    // out of it): its time is the call's, sampled there. One that ran and then waited is left,
+    // its periods with it, for a tick that finds it running.
+    in_flight_.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (ran * 8 < wall * 7 && waits_.now()) {
+      in_flight_.store(false, std::memory_order_relaxed);
       return;
     }
     // Whole periods, rounded; the remainder stays for the next sample.
@@ -122,14 +130,6 @@ class ClockThreadSampler : public ThreadSampler {
     info.si_uid = getuid();
     info.si_value.sival_ptr = reinterpret_cast<void*>(
         static_cast<uintptr_t>(platform::kClockSampleTag | static_cast<uint64_t>(token_)));
-    // Dekker with wait_timing::begin(): either this sees the thread's wait begun, or the thread
-    // sees the signal in flight and lets it land before it waits.
-    in_flight_.store(true, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (ran * 8 < wall * 7 && waits_.now()) {
-      in_flight_.store(false, std::memory_order_relaxed);
-      return;  // it began to wait since the look: the periods wait for the next signal
-    }
     sent_ns_.store(platform::monotonic_ns(), std::memory_order_release);
     syscall(SYS_rt_tgsigqueueinfo, getpid(), tid_, backend_.settings_.signal, &info);
   }

@@ -37,7 +37,8 @@ struct ThreadDelays {
   // the whole pause, and an experiment that ends before it is over counts only what it had paused
   // (progress_threads.h).
   std::atomic<uint64_t> pause_end_ns{0};
-  // In a blocking call timed for off-CPU profiling (wait_timing.h: a read, a poll, a sleep).
+  // In a blocking call timed for off-CPU profiling (wait_timing.h: a read, a poll, a sleep); kept
+  // only for an engine that signals from another thread (ThreadSampler::in_flight).
   std::atomic<bool> in_timed_call{false};
   uint64_t lock_debt_ns = 0;  // owed as it took its outermost lock (paid after the release)
   uint64_t lock_epoch = 0;    // the experiment that debt belongs to
