@@ -58,9 +58,17 @@ inline void set_sample_signal(int sig) {
 // tag in the upper half of its 64-bit sigev_value and the sampler's token in the lower half: the
 // program's own timers on the signal carry whatever value it chose, which the handler forwards.
 inline constexpr uint64_t kTimerSampleTag = 0xC02A5A3Bull << 32;
-// The same for the sampling thread's signals (sample/clock_sampler.h): an SI_QUEUE signal
-// (rt_tgsigqueueinfo) with this tag and the sampler's token in its value.
+// The same for the sampling thread's signals (sample/clock_sampler.h): an SI_TIMER signal (the
+// thread's own one-shot timer) or an SI_QUEUE one (rt_tgsigqueueinfo) with this tag and the
+// sampler's token in its value.
 inline constexpr uint64_t kClockSampleTag = 0xC02A5A3Cull << 32;
+
+// One step of a spin-wait: the pause instruction where there is one.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 // The kernel's clock id for thread `tid`'s CPU time (the scheduler's runtime, user and system):
 // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) in the kernel's posix-cpu-timers. It is what
@@ -83,7 +91,8 @@ inline int sample_token(const siginfo_t* info) {
   }
   uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info->si_value.sival_ptr));
   if ((info->si_code == SI_TIMER && (value & ~uint64_t{0xffffffff}) == kTimerSampleTag) ||
-      (info->si_code == SI_QUEUE && (value & ~uint64_t{0xffffffff}) == kClockSampleTag)) {
+      ((info->si_code == SI_QUEUE || info->si_code == SI_TIMER) &&
+       (value & ~uint64_t{0xffffffff}) == kClockSampleTag)) {
     return static_cast<int>(value & 0x7fffffff);
   }
   return -1;

@@ -122,6 +122,7 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   uint64_t ask = sleep - static_cast<uint64_t>(overshoot > 0 ? overshoot : 0);
   uint64_t start = env_.now_ns();
   t.pause_end_ns.store(start + ask, std::memory_order_relaxed);
+  t.before_stopping(false);
   env_.sleep_ns(ask);
   uint64_t slept = env_.now_ns() - start;
   t.pause_end_ns.store(0, std::memory_order_relaxed);
@@ -227,6 +228,7 @@ void DelayProtocol::blocking(ThreadState& t, bool keep_debt) {
                        experiment_.ledger.global_ns(), static_cast<uint64_t>(t.locks_held));
   }
   t.blocked_now.store(true, std::memory_order_release);
+  t.before_stopping(true);
 }
 
 void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& table) {

@@ -81,6 +81,7 @@ inline void after_wait(ThreadState& t) {
 // marks it (threads/progress_threads.h reads it as an experiment ends).
 inline void before_wait(ThreadState& t) {
   t.blocked_now.store(true, std::memory_order_release);
+  t.before_stopping(true);
 }
 
 // A lock was taken on the fast path (DelayProtocol::lock_acquired at the quiet word).

@@ -92,21 +92,13 @@ inline Wait begin() {
   if (!t || quiet_hooks::t_inside != 0) {
     return w;
   }
-  if (const std::atomic<bool>* in_flight = t->signal_in_flight) {
+  if (t->signal_in_flight) {
     // Shown waiting to the engine that signals from another thread (ThreadWaits), off-CPU timing
     // or not; no other engine reads the flag, so their hot path does not write it.
     w.flagged = t;
     w.was_in_call = t->in_timed_call.load(std::memory_order_relaxed);
     t->in_timed_call.store(true, std::memory_order_relaxed);
-    // Dekker with the clock engine (ClockThreadSampler::look): a sample signal decided before it
-    // saw this wait lands now, not in the wait, where it would cut a poll short with EINTR. It is
-    // microseconds away; waited for at most 4,000 spins (about 0.2-0.6 ms).
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    for (int spins = 0; spins < 4000 && in_flight->load(std::memory_order_acquire); spins++) {
-#if defined(__x86_64__) || defined(__i386__)
-      _mm_pause();
-#endif
-    }
+    t->before_stopping(true);
   }
   int mode = wait_timing::mode();
   if (!(mode & kOn)) {

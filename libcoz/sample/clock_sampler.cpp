@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,19 @@ namespace {
 
 constexpr int kMostQuiet = 6;           // a still thread is read every 2^6 wake-ups at least
 constexpr uint64_t kLongestSleep = 16;  // periods, while no thread's clock moves
+// A thread that began no wait since the last pass is signalled through its timer this long after
+// the pass began, plus kSettlePerThreadNs for each thread the pass reads: the pass is over by
+// then, and the thread it preempted has run again for some 30 us.
+constexpr uint64_t kSettleNs = 50000;
+constexpr uint64_t kSettlePerThreadNs = 1000;
+
+void set_timer(int timer, uint64_t at_ns, itimerspec* before) {
+  itimerspec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.it_value.tv_sec = static_cast<time_t>(at_ns / 1000000000);
+  spec.it_value.tv_nsec = static_cast<long>(at_ns % 1000000000);
+  syscall(SYS_timer_settime, timer, at_ns == 0 ? 0 : TIMER_ABSTIME, &spec, before);
+}
 
 uint64_t cpu_time(pid_t tid, bool* alive) {
   timespec t;
@@ -36,9 +50,27 @@ class ClockThreadSampler : public ThreadSampler {
     bool alive = false;
     last_ = seen_ = cpu_time(tid, &alive);
     looked_ = platform::monotonic_ns();
+    // A one-shot CLOCK_MONOTONIC timer that signals this thread (SI_TIMER, the tagged token).
+    // Without one (the pending-signal limit reached), every signal is sent at once.
+    sigevent event;
+    memset(&event, 0, sizeof event);
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = backend_.settings_.signal;
+    event._sigev_un._tid = tid;
+    event.sigev_value.sival_ptr = reinterpret_cast<void*>(
+        static_cast<uintptr_t>(platform::kClockSampleTag | static_cast<uint64_t>(token)));
+    int timer = -1;
+    if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &event, &timer) == 0) {
+      timer_ = timer;
+    }
     backend_.add(this);
   }
-  ~ClockThreadSampler() override { backend_.remove(this); }
+  ~ClockThreadSampler() override {
+    backend_.remove(this);
+    if (timer_ >= 0) {
+      syscall(SYS_timer_delete, timer_);
+    }
+  }
 
   void enable() override { enabled_.store(true, std::memory_order_release); }
   void disable() override { enabled_.store(false, std::memory_order_release); }
@@ -48,7 +80,32 @@ class ClockThreadSampler : public ThreadSampler {
 
   const std::atomic<bool>* in_flight() const override { return &in_flight_; }
 
+  // In the thread, as it begins to wait or pause with a signal in flight. One sent at once is
+  // microseconds away: waited for, at most 4,000 spins (about 0.2-0.6 ms). One set on the timer
+  // is called off, its periods left for the next sample; if the timer has fired already, the
+  // signal lands as the call that disarms it returns, before the wait.
+  void before_wait() override {
+    if (!armed_.load(std::memory_order_acquire)) {
+      for (int spins = 0; spins < 4000 && in_flight_.load(std::memory_order_acquire) &&
+                          !armed_.load(std::memory_order_acquire);
+           spins++) {
+        platform::cpu_relax();
+      }
+      if (!armed_.load(std::memory_order_acquire)) {
+        return;
+      }
+    }
+    itimerspec before;
+    memset(&before, 0, sizeof before);
+    set_timer(timer_, 0, &before);
+    if (before.it_value.tv_sec != 0 || before.it_value.tv_nsec != 0) {
+      armed_.store(false, std::memory_order_relaxed);  // called off before it fired
+      in_flight_.store(false, std::memory_order_release);
+    }
+  }
+
   void take(const void* context, int, uintptr_t stack_lo, uintptr_t stack_hi) override {
+    armed_.store(false, std::memory_order_relaxed);
     in_flight_.store(false, std::memory_order_release);
     // Late from the end of the pass that sent it: a thread the sampling thread preempted waits
     // for the whole pass.
@@ -58,7 +115,8 @@ class ClockThreadSampler : public ThreadSampler {
     if (pass_end > sent && pass_end - sent < period) {
       sent = pass_end;
     }
-    if (platform::monotonic_ns() - sent > period / 4) {
+    uint64_t now = platform::monotonic_ns();
+    if (now > sent && now - sent > period / 4) {
       // The thread was not running when it was signalled: preempted by another thread, or waiting
       // in a call no hook sees. Where it stands now is where it was switched out (a wake-up, a
       // wait), not where its time went; the periods wait for a signal that finds it running.
@@ -79,17 +137,28 @@ class ClockThreadSampler : public ThreadSampler {
   // Before enable(), whose release orders it for look().
   void watch(const ThreadWaits& waits) override { waits_ = waits; }
 
-  // From the sampling thread, with the backend's list locked: reads the thread's clock (unless it
-  // has been still and this is not its turn) and signals it when it ran half a period or more
-  // and is not waiting in a call the hooks see or pausing (ThreadWaits). A thread that ran and
+  // From the sampling thread, with the backend's list locked: reads the thread's clock (unless its
+  // last signal is still in flight, or it has been still and this is not its turn) and signals it
+  // when it ran half a period or more and is not waiting in a call the hooks see or pausing
+  // (ThreadWaits): through its timer at `settled` if it began no wait since the last look, else
+  // at once (see clock_sampler.h). A thread that ran and
   // has since blocked is left for a tick that finds it running: signalled while it waits, it
   // would take its sample where it waits instead of where its time went (a semaphore pool's
   // waits and posts took a fifth of its samples, against 0.2% with perf_event), and a call that a
   // signal cuts short (epoll_wait, poll) would fail with EINTR. Sets `moved` when its clock moved.
-  void look(uint64_t tick, uint64_t now, uint64_t period, bool* moved) {
+  void look(uint64_t tick, uint64_t now, uint64_t period, uint64_t settled, bool* moved) {
     if (!enabled_.load(std::memory_order_acquire) ||
         (tick & ((uint64_t{1} << std::min(quiet_, kMostQuiet)) - 1)) != 0) {
       return;
+    }
+    if (in_flight_.load(std::memory_order_acquire)) {
+      if (now < sent_ns_.load(std::memory_order_relaxed) + period) {
+        return;  // its timer has yet to fire, or the thread to run since it did
+      }
+      // A period late: not coming (a handler that never returned to take it). Given up; if it
+      // comes after all, it takes what is owed then.
+      armed_.store(false, std::memory_order_relaxed);
+      in_flight_.store(false, std::memory_order_release);
     }
     bool alive = false;
     uint64_t cpu = cpu_time(tid_, &alive);
@@ -101,6 +170,9 @@ class ClockThreadSampler : public ThreadSampler {
     quiet_ = ran == 0 ? quiet_ + 1 : 0;
     seen_ = cpu;
     looked_ = now;
+    uint32_t begun = waits_.begun ? waits_.begun->load(std::memory_order_relaxed) : 0;
+    bool waited = begun != begun_seen_;  // began a wait since the last look
+    begun_seen_ = begun;
     *moved |= quiet_ == 0;
     if (cpu < last_ + period / 2) {
       return;
@@ -122,6 +194,13 @@ class ClockThreadSampler : public ThreadSampler {
     last_ += periods * period;
     owed_.fetch_add(static_cast<uint32_t>(std::min<uint64_t>(periods, 1u << 20)),
                     std::memory_order_acq_rel);
+    if (timer_ >= 0 && !waited) {
+      // Set, then marked: a thread that sees it marked and calls it off finds it set.
+      sent_ns_.store(settled, std::memory_order_release);
+      set_timer(timer_, settled, nullptr);
+      armed_.store(true, std::memory_order_release);
+      return;
+    }
     siginfo_t info;
     memset(&info, 0, sizeof info);
     info.si_signo = backend_.settings_.signal;
@@ -144,11 +223,14 @@ class ClockThreadSampler : public ThreadSampler {
   ThreadWaits waits_;                   // watch(), before enable()
   std::atomic<uint64_t> sent_ns_{0};    // when it was last signalled (CLOCK_MONOTONIC)
   std::atomic<bool> in_flight_{false};  // in_flight()
+  std::atomic<bool> armed_{false};      // in flight, set on the timer
+  int timer_ = -1;                      // the thread's one-shot timer, or -1
   // The sampling thread's own.
-  uint64_t last_ = 0;    // the thread's CPU time its samples have accounted for
-  uint64_t seen_ = 0;    // its CPU time at the last look
-  uint64_t looked_ = 0;  // when (CLOCK_MONOTONIC)
-  int quiet_ = 0;        // looks in a row that found it still
+  uint64_t last_ = 0;        // the thread's CPU time its samples have accounted for
+  uint64_t seen_ = 0;        // its CPU time at the last look
+  uint64_t looked_ = 0;      // when (CLOCK_MONOTONIC)
+  int quiet_ = 0;            // looks in a row that found it still
+  uint32_t begun_seen_ = 0;  // its count of waits begun at the last look
 };
 
 ClockSamplerBackend::~ClockSamplerBackend() {
@@ -199,6 +281,10 @@ void* ClockSamplerBackend::sampling_main(void* arg) {
   const uint64_t period = self->settings_.period_ns;
   uint64_t sleep_ns = period;
   uint64_t random = platform::monotonic_ns() | 1;
+  // Woken when asked, not up to 50 us later when some other event wakes its core: on a busy
+  // machine those are the program's own (a thread blocking at a barrier), and the passes would
+  // keep their phase.
+  prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
   while (!self->stop_.load(std::memory_order_acquire)) {
     timespec pause = {static_cast<time_t>(sleep_ns / 1000000000),
                       static_cast<long>(sleep_ns % 1000000000)};
@@ -219,8 +305,9 @@ void ClockSamplerBackend::sample_once(bool* moved) {
   std::lock_guard<std::mutex> lock(mutex_);
   tick_++;
   uint64_t now = platform::monotonic_ns();
+  uint64_t settled = now + kSettleNs + kSettlePerThreadNs * threads_.size();
   for (ClockThreadSampler* t : threads_) {
-    t->look(tick_, now, settings_.period_ns, moved);
+    t->look(tick_, now, settings_.period_ns, settled, moved);
   }
   pass_end_ns_.store(platform::monotonic_ns(), std::memory_order_release);
 }
@@ -256,7 +343,8 @@ std::string ClockSamplerBackend::describe(uint64_t period_ns) const {
 
 bool ClockSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {
   uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info.si_value.sival_ptr));
-  if (info.si_code != SI_QUEUE || (value & ~uint64_t{0xffffffff}) != platform::kClockSampleTag) {
+  if ((info.si_code != SI_QUEUE && info.si_code != SI_TIMER) ||
+      (value & ~uint64_t{0xffffffff}) != platform::kClockSampleTag) {
     return false;
   }
   out->token = static_cast<int>(value & 0x7fffffff);

@@ -43,6 +43,7 @@ struct ThreadWaits {
   const std::atomic<bool>* blocked = nullptr;        // a synchronisation wait
   const std::atomic<bool>* in_call = nullptr;        // a timed blocking call (read, poll, sleep)
   const std::atomic<uint64_t>* pause_end = nullptr;  // a pause, until this time (0: none)
+  const std::atomic<uint32_t>* begun = nullptr;      // waits of the first two kinds begun so far
   bool now() const {
     return (blocked && blocked->load(std::memory_order_acquire)) ||
            (in_call && in_call->load(std::memory_order_acquire)) ||
@@ -86,6 +87,9 @@ class ThreadSampler {
   // signal until the signal's handler runs (nullptr: no such engine). A thread about to wait lets
   // a signal in flight land first, or it would cut the wait short (wait_timing::begin).
   virtual const std::atomic<bool>* in_flight() const { return nullptr; }
+  // In the thread, as it begins a wait or a pause while in_flight() is true: the signal lands now
+  // or is called off, never in the wait.
+  virtual void before_wait() {}
 };
 
 struct SamplerSettings {

@@ -77,8 +77,11 @@ std::unique_ptr<ThreadSampler> TimerSamplerBackend::open_thread(pid_t tid, std::
 }
 
 bool TimerSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {
+  // Its own tag: the clock engine's timers send SI_TIMER too.
+  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info.si_value.sival_ptr));
   int token = platform::sample_token(&info);
-  if (info.si_code != SI_TIMER || token < 0) {
+  if (info.si_code != SI_TIMER || token < 0 ||
+      (value & ~uint64_t{0xffffffff}) != platform::kTimerSampleTag) {
     return false;
   }
   out->token = token;

@@ -9,6 +9,7 @@
 #include "experiment/arrival_pacer.h"
 #include "experiment/delay_ledger.h"
 #include "points/progress_points.h"
+#include "sample/sampler.h"
 
 namespace coz {
 
@@ -40,6 +41,12 @@ struct ThreadDelays {
   // In a blocking call timed for off-CPU profiling (wait_timing.h: a read, a poll, a sleep); kept
   // only for an engine that signals from another thread (ThreadSampler::in_flight).
   std::atomic<bool> in_timed_call{false};
+  // Waits begun (blocked_now or in_timed_call set), counted only for that engine.
+  std::atomic<uint32_t> waits_begun{0};
+  // The sampler, when it signals from another thread (ThreadSampler::in_flight() not nullptr), and
+  // its in-flight flag; set at attach, cleared at detach.
+  ThreadSampler* signal_sampler = nullptr;
+  const std::atomic<bool>* signal_in_flight = nullptr;
   uint64_t lock_debt_ns = 0;  // owed as it took its outermost lock (paid after the release)
   uint64_t lock_epoch = 0;    // the experiment that debt belongs to
   // When data from another member of a run across programs last ended a socket wait of this
@@ -53,6 +60,24 @@ struct ThreadDelays {
   ArrivalCounter* arrivals = nullptr;
   ArrivalPacer pacer;
   uint64_t arrivals_epoch = ~0ull;  // the experiment this thread last counted arrivals in
+
+  // As the thread begins to wait or pause (blocked_now, in_timed_call or pause_end_ns just set):
+  // for the engine that signals from another thread, a signal decided before it saw that lands
+  // now or is called off (ThreadSampler::before_wait), so that it neither cuts a wait short
+  // (EINTR) nor lands where the thread's time did not go. Dekker with ClockThreadSampler::look:
+  // each side marks its own, a fence, then reads the other's.
+  void before_stopping(bool wait) {
+    if (!signal_in_flight) {
+      return;
+    }
+    if (wait) {
+      waits_begun.store(waits_begun.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (signal_in_flight->load(std::memory_order_acquire)) {
+      signal_sampler->before_wait();
+    }
+  }
 
   // One lock fewer held (an unmatched release is ignored).
   void lock_released() {

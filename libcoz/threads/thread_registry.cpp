@@ -36,8 +36,10 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
     s = new ThreadState();  // pooled: never deleted
   }
   s->sampler = std::move(sampler);
-  s->sampler->watch(ThreadWaits{&s->blocked_now, &s->in_timed_call, &s->pause_end_ns});
+  s->sampler->watch(
+      ThreadWaits{&s->blocked_now, &s->in_timed_call, &s->pause_end_ns, &s->waits_begun});
   s->signal_in_flight = s->sampler->in_flight();
+  s->signal_sampler = s->signal_in_flight ? s->sampler.get() : nullptr;
   s->samples = 0;
   s->delays = LocalDelays();
   s->quiet_word = kNotQuiet;
@@ -98,6 +100,8 @@ void ThreadRegistry::detach(ThreadState* state, SampleVisitor visit, void* conte
     publish_fd(state->sampler->signal_token(), nullptr);
     state->tid.store(0, std::memory_order_release);
     lost_ += state->sampler->lost();
+    state->signal_in_flight = nullptr;
+    state->signal_sampler = nullptr;
     closing = std::move(state->sampler);
     state->end_drain();
     if (state->scanned) {

@@ -38,8 +38,6 @@ struct ThreadState : ThreadDelays {
   uintptr_t stack_lo = 0;
   uintptr_t stack_hi = 0;
   BlockedClock blocked;
-  // The sampler's ThreadSampler::in_flight(), or nullptr (set at attach, for wait_timing::begin).
-  const std::atomic<bool>* signal_in_flight = nullptr;
 
   // The thread's progress visits, every point's (`_coz_thread_visits` in coz.h: the program's own
   // thread adds to it), and the count when the open experiment began (visits_base_epoch: that

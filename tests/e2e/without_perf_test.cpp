@@ -145,9 +145,10 @@ TEST(WithoutPerf, TheSamplingThreadIsNotTakenForTheProgramsNorPaysDelays) {
 }
 
 // A thread that computes and then waits in poll() for another process: the clock engine signals
-// only threads that run, and a thread about to wait lets a signal already decided land first, so
-// its poll is not cut short (EINTR, which poll returns whatever SA_RESTART says). Signalled while
-// it waits, most samples would have been one; without the hand-shake before the wait, one in ten.
+// only threads that run, and a thread about to wait lets a signal already sent land first, or
+// calls off one set on its timer, so its poll is not cut short (EINTR, which poll returns whatever
+// SA_RESTART says). Signalled while it waits, most samples would have been one; without the
+// hand-shake before the wait, one in ten.
 TEST(WithoutPerf, TheSamplingThreadNeverInterruptsAWait) {
   TempDir dir;
   Denied d = run_denied(dir, {"--sampler", "clock"}, {fixture("waits"), "poll", "1500"});

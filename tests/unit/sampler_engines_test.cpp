@@ -29,9 +29,10 @@ const siginfo_t& info_of(const siginfo_t& info) {
   return info;
 }
 
-siginfo_t clock_signal(int token) {
+// The sampling thread's signal: from the thread's timer (SI_TIMER), or sent at once (SI_QUEUE).
+siginfo_t clock_signal(int token, int code = SI_TIMER) {
   siginfo_t info = {};
-  info.si_code = SI_QUEUE;
+  info.si_code = code;
   info.si_value.sival_ptr =
       reinterpret_cast<void*>(static_cast<uintptr_t>(platform::kClockSampleTag | uint64_t(token)));
   return info;
@@ -44,9 +45,13 @@ TEST(SamplerEngines, TheSamplingThreadsSignalsAreItsOwn) {
   ASSERT_TRUE(clock->reads_signal(clock_signal(5), &s));
   EXPECT_EQ(s.token, 5);
   EXPECT_EQ(s.overrun, 0);
+  ASSERT_TRUE(clock->reads_signal(clock_signal(6, SI_QUEUE), &s));
+  EXPECT_EQ(s.token, 6);
   EXPECT_EQ(platform::sample_token(&info_of(clock_signal(5))), 5);
+  EXPECT_EQ(platform::sample_token(&info_of(clock_signal(6, SI_QUEUE))), 6);
   EXPECT_FALSE(clock->reads_signal(timer_signal(5, 0), &s));
   EXPECT_FALSE(timer->reads_signal(clock_signal(5), &s));
+  EXPECT_FALSE(timer->reads_signal(clock_signal(6, SI_QUEUE), &s));
   EXPECT_STREQ(clock->name(), "clock");
   EXPECT_EQ(clock->describe(1000000), "clock, 1 ms resolution");
   EXPECT_EQ(choose_sampler(SamplerRequest::kClock).kind, SamplerKind::kClock);
