@@ -120,9 +120,9 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
     return;
   }
   uint64_t ask = sleep - static_cast<uint64_t>(overshoot > 0 ? overshoot : 0);
-  uint64_t start = env_.now_ns();
-  t.pause_end_ns.store(start + ask, std::memory_order_relaxed);
+  t.pause_end_ns.store(env_.now_ns() + ask, std::memory_order_relaxed);
   t.before_stopping(false);
+  uint64_t start = env_.now_ns();
   env_.sleep_ns(ask);
   uint64_t slept = env_.now_ns() - start;
   t.pause_end_ns.store(0, std::memory_order_relaxed);

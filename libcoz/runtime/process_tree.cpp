@@ -40,7 +40,11 @@ void Runtime::after_fork_in_child() {
   // would run too late): the child's runtime registers new ones, and another thread of the
   // parent may have held the table's lock as it forked.
   own_fds::forget_all_in_child();
-  // The parent's runtime is not this process's: its threads, samplers and rings stayed behind.
+  // The parent's runtime is not this process's: its threads, samplers and rings stayed behind
+  // (and the clock engine's timers: the forking thread's hooks must not call them off).
+  if (ThreadState* t = t_thread_state) {
+    t->forget_sampler();
+  }
   active_.store(nullptr, std::memory_order_release);
   quiet_hooks::g_experiment.store(nullptr, std::memory_order_release);
   wait_timing::set_mode(0);
@@ -186,6 +190,11 @@ void Runtime::watch_root() {
 }
 
 void Runtime::before_exec() {
+  // A sample signal set on the clock engine's timer must not fire into the new image, whose
+  // default action for it ends the process.
+  if (ThreadState* t = t_thread_state) {
+    t->before_stopping(false);
+  }
   // The new image starts a run of its own (its memory is not this one's): the children this
   // process leaves behind must not go on paying an experiment nobody will end.
   if (root() && owns_this_process()) {

@@ -27,12 +27,17 @@ constexpr uint64_t kLongestSleep = 16;  // periods, while no thread's clock move
 constexpr uint64_t kSettleNs = 50000;
 constexpr uint64_t kSettlePerThreadNs = 1000;
 
-void set_timer(int timer, uint64_t at_ns, itimerspec* before) {
+// Sets `timer` for `at_ns` (CLOCK_MONOTONIC), or disarms it (0); false if the call failed. errno is
+// the program's: kept.
+bool set_timer(int timer, uint64_t at_ns, itimerspec* before) {
   itimerspec spec;
   memset(&spec, 0, sizeof spec);
   spec.it_value.tv_sec = static_cast<time_t>(at_ns / 1000000000);
   spec.it_value.tv_nsec = static_cast<long>(at_ns % 1000000000);
-  syscall(SYS_timer_settime, timer, at_ns == 0 ? 0 : TIMER_ABSTIME, &spec, before);
+  int saved = errno;
+  bool ok = syscall(SYS_timer_settime, timer, at_ns == 0 ? 0 : TIMER_ABSTIME, &spec, before) == 0;
+  errno = saved;
+  return ok;
 }
 
 uint64_t cpu_time(pid_t tid, bool* alive) {
@@ -84,9 +89,9 @@ class ClockThreadSampler : public ThreadSampler {
   // microseconds away: waited for, at most 4,000 spins (about 0.2-0.6 ms). One set on the timer
   // is called off, its periods left for the next sample; if the timer has fired already, the
   // signal lands as the call that disarms it returns, before the wait.
-  void before_wait() override {
+  void before_wait(bool can_land) override {
     if (!armed_.load(std::memory_order_acquire)) {
-      for (int spins = 0; spins < 4000 && in_flight_.load(std::memory_order_acquire) &&
+      for (int spins = 0; can_land && spins < 4000 && in_flight_.load(std::memory_order_acquire) &&
                           !armed_.load(std::memory_order_acquire);
            spins++) {
         platform::cpu_relax();
@@ -97,8 +102,8 @@ class ClockThreadSampler : public ThreadSampler {
     }
     itimerspec before;
     memset(&before, 0, sizeof before);
-    set_timer(timer_, 0, &before);
-    if (before.it_value.tv_sec != 0 || before.it_value.tv_nsec != 0) {
+    if (!set_timer(timer_, 0, &before) || before.it_value.tv_sec != 0 ||
+        before.it_value.tv_nsec != 0) {
       armed_.store(false, std::memory_order_relaxed);  // called off before it fired
       in_flight_.store(false, std::memory_order_release);
     }
@@ -155,10 +160,13 @@ class ClockThreadSampler : public ThreadSampler {
       if (now < sent_ns_.load(std::memory_order_relaxed) + period) {
         return;  // its timer has yet to fire, or the thread to run since it did
       }
-      // A period late: not coming (a handler that never returned to take it). Given up; if it
-      // comes after all, it takes what is owed then.
+      // A period late: the thread has stayed in the kernel since (a call no hook sees, or one it
+      // computes in), or the signal is lost. Given up; if it comes after all, it takes what is
+      // owed then. The next signal is sent at once, never set on the timer: a late take() of this
+      // one would clear the marks of a timer set since, which then could fire in a wait.
       armed_.store(false, std::memory_order_relaxed);
       in_flight_.store(false, std::memory_order_release);
+      gave_up_ = true;
     }
     bool alive = false;
     uint64_t cpu = cpu_time(tid_, &alive);
@@ -194,13 +202,15 @@ class ClockThreadSampler : public ThreadSampler {
     last_ += periods * period;
     owed_.fetch_add(static_cast<uint32_t>(std::min<uint64_t>(periods, 1u << 20)),
                     std::memory_order_acq_rel);
-    if (timer_ >= 0 && !waited) {
+    if (timer_ >= 0 && !waited && !gave_up_) {
       // Set, then marked: a thread that sees it marked and calls it off finds it set.
       sent_ns_.store(settled, std::memory_order_release);
-      set_timer(timer_, settled, nullptr);
-      armed_.store(true, std::memory_order_release);
-      return;
+      if (set_timer(timer_, settled, nullptr)) {
+        armed_.store(true, std::memory_order_release);
+        return;
+      }
     }
+    gave_up_ = false;
     siginfo_t info;
     memset(&info, 0, sizeof info);
     info.si_signo = backend_.settings_.signal;
@@ -231,6 +241,7 @@ class ClockThreadSampler : public ThreadSampler {
   uint64_t looked_ = 0;      // when (CLOCK_MONOTONIC)
   int quiet_ = 0;            // looks in a row that found it still
   uint32_t begun_seen_ = 0;  // its count of waits begun at the last look
+  bool gave_up_ = false;     // the last signal was given up: send the next at once
 };
 
 ClockSamplerBackend::~ClockSamplerBackend() {

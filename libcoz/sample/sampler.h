@@ -88,8 +88,9 @@ class ThreadSampler {
   // a signal in flight land first, or it would cut the wait short (wait_timing::begin).
   virtual const std::atomic<bool>* in_flight() const { return nullptr; }
   // In the thread, as it begins a wait or a pause while in_flight() is true: the signal lands now
-  // or is called off, never in the wait.
-  virtual void before_wait() {}
+  // or is called off (within bounds: see the engine). `can_land`: false where the signal may be
+  // blocked (a pause, which may run in the sample handler; an exec), so none is waited for.
+  virtual void before_wait(bool can_land) { (void)can_land; }
 };
 
 struct SamplerSettings {

@@ -66,6 +66,8 @@ struct ThreadDelays {
   // now or is called off (ThreadSampler::before_wait), so that it neither cuts a wait short
   // (EINTR) nor lands where the thread's time did not go. Dekker with ClockThreadSampler::look:
   // each side marks its own, a fence, then reads the other's.
+  // `wait`: a wait (counted in waits_begun), not a pause or an exec, where the signal may be
+  // blocked and is not waited for.
   void before_stopping(bool wait) {
     if (!signal_in_flight) {
       return;
@@ -75,8 +77,13 @@ struct ThreadDelays {
     }
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (signal_in_flight->load(std::memory_order_acquire)) {
-      signal_sampler->before_wait();
+      signal_sampler->before_wait(wait);
     }
+  }
+  // In a forked child: the parent's sampler and its timers stayed behind.
+  void forget_sampler() {
+    signal_in_flight = nullptr;
+    signal_sampler = nullptr;
   }
 
   // One lock fewer held (an unmatched release is ignored).
