@@ -63,6 +63,26 @@ inline constexpr uint64_t kTimerSampleTag = 0xC02A5A3Bull << 32;
 // sampler's token in its value.
 inline constexpr uint64_t kClockSampleTag = 0xC02A5A3Cull << 32;
 
+// Whether a signal's value carries `tag` (kTimerSampleTag, kClockSampleTag) in its upper half.
+inline bool has_sample_tag(const siginfo_t& info, uint64_t tag) {
+  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info.si_value.sival_ptr));
+  return (value & ~uint64_t{0xffffffff}) == tag;
+}
+
+// A POSIX timer on `clock` that signals thread `tid` of this process with `sig`, its value `tag`
+// and `token` (as sample_token reads it). Returns the timer, or -1 with errno set.
+inline int create_sample_timer(clockid_t clock, pid_t tid, int sig, uint64_t tag, int token) {
+  sigevent event;
+  memset(&event, 0, sizeof event);
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = sig;
+  event._sigev_un._tid = tid;
+  event.sigev_value.sival_ptr =
+      reinterpret_cast<void*>(static_cast<uintptr_t>(tag | static_cast<uint64_t>(token)));
+  int timer = -1;
+  return syscall(SYS_timer_create, clock, &event, &timer) == 0 ? timer : -1;
+}
+
 // One step of a spin-wait: the pause instruction where there is one.
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -89,11 +109,10 @@ inline int sample_token(const siginfo_t* info) {
   if (info->si_code >= POLL_IN && info->si_code <= POLL_HUP) {
     return info->si_fd;
   }
-  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info->si_value.sival_ptr));
-  if ((info->si_code == SI_TIMER && (value & ~uint64_t{0xffffffff}) == kTimerSampleTag) ||
+  if ((info->si_code == SI_TIMER && has_sample_tag(*info, kTimerSampleTag)) ||
       ((info->si_code == SI_QUEUE || info->si_code == SI_TIMER) &&
-       (value & ~uint64_t{0xffffffff}) == kClockSampleTag)) {
-    return static_cast<int>(value & 0x7fffffff);
+       has_sample_tag(*info, kClockSampleTag))) {
+    return static_cast<int>(reinterpret_cast<uintptr_t>(info->si_value.sival_ptr) & 0x7fffffff);
   }
   return -1;
 }

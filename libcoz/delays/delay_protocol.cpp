@@ -227,8 +227,7 @@ void DelayProtocol::blocking(ThreadState& t, bool keep_debt) {
     ledger_trace::note(&t, Event::kBlock, t.block_debt_ns, t.delays.ns,
                        experiment_.ledger.global_ns(), static_cast<uint64_t>(t.locks_held));
   }
-  t.blocked_now.store(true, std::memory_order_release);
-  t.before_stopping(true);
+  t.show_blocked();
 }
 
 void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& table) {

@@ -80,8 +80,7 @@ inline void after_wait(ThreadState& t) {
 // About to wait on the fast path: blocked in a wait a wake credits, as DelayProtocol::before_block
 // marks it (threads/progress_threads.h reads it as an experiment ends).
 inline void before_wait(ThreadState& t) {
-  t.blocked_now.store(true, std::memory_order_release);
-  t.before_stopping(true);
+  t.show_blocked();
 }
 
 // A lock was taken on the fast path (DelayProtocol::lock_acquired at the quiet word).

@@ -57,17 +57,8 @@ class ClockThreadSampler : public ThreadSampler {
     looked_ = platform::monotonic_ns();
     // A one-shot CLOCK_MONOTONIC timer that signals this thread (SI_TIMER, the tagged token).
     // Without one (the pending-signal limit reached), every signal is sent at once.
-    sigevent event;
-    memset(&event, 0, sizeof event);
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = backend_.settings_.signal;
-    event._sigev_un._tid = tid;
-    event.sigev_value.sival_ptr = reinterpret_cast<void*>(
-        static_cast<uintptr_t>(platform::kClockSampleTag | static_cast<uint64_t>(token)));
-    int timer = -1;
-    if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &event, &timer) == 0) {
-      timer_ = timer;
-    }
+    timer_ = platform::create_sample_timer(CLOCK_MONOTONIC, tid, backend_.settings_.signal,
+                                           platform::kClockSampleTag, token);
     backend_.add(this);
   }
   ~ClockThreadSampler() override {
@@ -185,12 +176,12 @@ class ClockThreadSampler : public ThreadSampler {
     if (cpu < last_ + period / 2) {
       return;
     }
-    // Dekker with wait_timing::begin(): either this sees the thread's wait begun, or the thread
-    // sees the signal in flight and lets it land before it waits. A thread shown waiting that ran
-    // all along since the last look (7/8 of the time or more) computes inside the call (a large
-    // write, a read from the page cache), or its flag outlived the call (a handler that jumped
-    // out of it): its time is the call's, sampled there. One that ran and then waited is left,
-    // its periods with it, for a tick that finds it running.
+    // Dekker with ThreadDelays::before_stopping(): either this sees the thread's wait or pause
+    // begun, or the thread sees the signal in flight and lets it land, or calls it off, first. A
+    // thread shown waiting that ran all along since the last look (7/8 of the time or more)
+    // computes inside the call (a large write, a read from the page cache), or its flag outlived
+    // the call (a handler that jumped out of it): its time is the call's, sampled there. One that
+    // ran and then waited is left, its periods with it, for a tick that finds it running.
     in_flight_.store(true, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (ran * 8 < wall * 7 && waits_.now()) {
@@ -353,12 +344,11 @@ std::string ClockSamplerBackend::describe(uint64_t period_ns) const {
 }
 
 bool ClockSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {
-  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info.si_value.sival_ptr));
   if ((info.si_code != SI_QUEUE && info.si_code != SI_TIMER) ||
-      (value & ~uint64_t{0xffffffff}) != platform::kClockSampleTag) {
+      !platform::has_sample_tag(info, platform::kClockSampleTag)) {
     return false;
   }
-  out->token = static_cast<int>(value & 0x7fffffff);
+  out->token = platform::sample_token(&info);
   out->overrun = 0;
   return true;
 }

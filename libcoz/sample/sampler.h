@@ -84,8 +84,9 @@ class ThreadSampler {
   // that chooses when to signal; they outlive the sampler.
   virtual void watch(const ThreadWaits& waits) { (void)waits; }
   // For an engine that signals the thread from another: true from just before it decides to
-  // signal until the signal's handler runs (nullptr: no such engine). A thread about to wait lets
-  // a signal in flight land first, or it would cut the wait short (wait_timing::begin).
+  // signal until the signal's handler runs (nullptr: no such engine). A thread about to wait or
+  // pause lets a signal in flight land first or calls it off (before_wait, from
+  // ThreadDelays::before_stopping), or it would cut the wait short.
   virtual const std::atomic<bool>* in_flight() const { return nullptr; }
   // In the thread, as it begins a wait or a pause while in_flight() is true: the signal lands now
   // or is called off (within bounds: see the engine). `can_land`: false where the signal may be

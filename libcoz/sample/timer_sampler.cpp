@@ -59,15 +59,9 @@ class TimerThreadSampler : public ThreadSampler {
 
 std::unique_ptr<ThreadSampler> TimerSamplerBackend::open_thread(pid_t tid, std::string* error) {
   int token = next_token_.fetch_add(1, std::memory_order_relaxed) & 0x3fffffff;
-  sigevent event;
-  memset(&event, 0, sizeof event);
-  event.sigev_notify = SIGEV_THREAD_ID;
-  event.sigev_signo = settings_.signal;
-  event._sigev_un._tid = tid;
-  event.sigev_value.sival_ptr =
-      reinterpret_cast<void*>(static_cast<uintptr_t>(platform::kTimerSampleTag | uint64_t(token)));
-  int timer = -1;
-  if (syscall(SYS_timer_create, platform::thread_cpu_clock(tid), &event, &timer) != 0) {
+  int timer = platform::create_sample_timer(platform::thread_cpu_clock(tid), tid, settings_.signal,
+                                            platform::kTimerSampleTag, token);
+  if (timer < 0) {
     *error = std::string("cannot create a CPU-time timer for thread ") + std::to_string(tid) +
              " (" + strerror(errno) + ")" +
              (errno == EAGAIN ? "; raise the pending-signal limit with ulimit -i" : "");
@@ -78,10 +72,9 @@ std::unique_ptr<ThreadSampler> TimerSamplerBackend::open_thread(pid_t tid, std::
 
 bool TimerSamplerBackend::reads_signal(const siginfo_t& info, SignalSample* out) const {
   // Its own tag: the clock engine's timers send SI_TIMER too.
-  uint64_t value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info.si_value.sival_ptr));
   int token = platform::sample_token(&info);
   if (info.si_code != SI_TIMER || token < 0 ||
-      (value & ~uint64_t{0xffffffff}) != platform::kTimerSampleTag) {
+      !platform::has_sample_tag(info, platform::kTimerSampleTag)) {
     return false;
   }
   out->token = token;

@@ -80,6 +80,11 @@ struct ThreadDelays {
       signal_sampler->before_wait(wait);
     }
   }
+  // About to block in a wait a wake credits: shown blocked (blocked_now), then before_stopping.
+  void show_blocked() {
+    blocked_now.store(true, std::memory_order_release);
+    before_stopping(true);
+  }
   // In a forked child: the parent's sampler and its timers stayed behind.
   void forget_sampler() {
     signal_in_flight = nullptr;
