@@ -36,6 +36,15 @@ inline uint64_t monotonic_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+// The kernel's tick (1/HZ): the resolution of the coarse clocks, which the tick updates. CPU-time
+// timers are checked at the tick too. 0 if unknown.
+inline uint64_t kernel_tick_ns() {
+  timespec ts;
+  return clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0
+             ? static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec)
+             : 0;
+}
+
 inline uint64_t wall_clock_ns() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

@@ -15,27 +15,59 @@
 #include "sample/handler_samples.h"
 
 namespace coz {
-namespace {}  // namespace
+namespace {
+
+// A coarse clock's resolution outside these is not the kernel's tick (HZ is 100 to 1000).
+constexpr uint64_t kShortestTickNs = 1000000;
+constexpr uint64_t kLongestTickNs = 10000000;
+
+}  // namespace
+
+TimerSamplerBackend::TimerSamplerBackend(SamplerSettings settings) : settings_(settings) {
+  uint64_t tick = platform::kernel_tick_ns();
+  if (tick >= kShortestTickNs && tick <= kLongestTickNs) {
+    tick_ns_ = tick;
+  }
+}
 
 class TimerThreadSampler : public ThreadSampler {
  public:
   TimerThreadSampler(TimerSamplerBackend& backend, int timer, int token)
-      : backend_(backend), timer_(timer), token_(token), samples_(backend.settings_) {}
+      : backend_(backend),
+        timer_(timer),
+        token_(token),
+        samples_(backend.settings_),
+        random_(platform::monotonic_ns() * 2 + 1 +
+                static_cast<uint64_t>(token) * 0x9e3779b97f4a7c15ull) {}
   ~TimerThreadSampler() override {
     disable();
     syscall(SYS_timer_delete, timer_);
   }
 
-  void enable() override { arm(backend_.settings_.period_ns); }
+  // Each tick that finds the thread running (1 ns of its CPU time), or each period.
+  void enable() override {
+    first_.store(true, std::memory_order_relaxed);
+    arm(interval_ns());
+  }
   void disable() override { arm(0); }
   int signal_token() const override { return token_; }
   uint64_t lost() const override { return samples_.lost(); }
   bool has_pending() const override { return samples_.has_pending(); }
 
   void take(const void* context, int overrun, uintptr_t stack_lo, uintptr_t stack_hi) override {
-    uint32_t weight = 1 + static_cast<uint32_t>(overrun > 0 ? overrun : 0);
+    // The CPU time since the last signal (the kernel caps the overruns at INT_MAX: 2.1 s, with
+    // a 1 ns interval), or for the first a tick at least (timer_sampler.h): more when the signal
+    // waited while the thread computed in a system call, which is time seen.
+    uint64_t ran = (1 + static_cast<uint64_t>(overrun > 0 ? overrun : 0)) * interval_ns();
+    if (first_.exchange(false, std::memory_order_relaxed)) {
+      ran = std::max(ran, backend_.tick_ns_);
+    }
+    random_ = random_ * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t weight = periods_of(ran, backend_.settings_.period_ns, random_ >> 17);
     backend_.tally_.add(weight);
-    samples_.take(context, weight, stack_lo, stack_hi);
+    if (weight != 0) {
+      samples_.take(context, weight, stack_lo, stack_hi);
+    }
   }
 
   size_t drain(SampleVisitor visit, void* context) override {
@@ -43,6 +75,7 @@ class TimerThreadSampler : public ThreadSampler {
   }
 
  private:
+  uint64_t interval_ns() const { return backend_.tick_ns_ != 0 ? 1 : backend_.settings_.period_ns; }
   void arm(uint64_t period_ns) {
     itimerspec spec = {};
     spec.it_interval.tv_sec = static_cast<time_t>(period_ns / 1000000000);
@@ -55,6 +88,8 @@ class TimerThreadSampler : public ThreadSampler {
   const int timer_;
   const int token_;
   HandlerSamples samples_;
+  std::atomic<bool> first_{true};  // no signal since enable()
+  uint64_t random_;                // the handler's own
 };
 
 std::unique_ptr<ThreadSampler> TimerSamplerBackend::open_thread(pid_t tid, std::string* error) {

@@ -4,6 +4,9 @@
 //   children spawn MS       the same with one worker started by posix_spawn (a new image)
 //   children many N         N children one after another, each exits at once with status 7;
 //                           counts those reaped with it
+//   children short N MS     N children one after another, each spins on its own line
+//                           for MS milliseconds of its own CPU time and exits (a build's
+//                           compiler runs); counts those reaped
 //   children latency MS     requests begin in the parent (COZ_BEGIN "request") and end in a
 //                           forked worker (COZ_END), one at a time over two pipes
 //   children daemon MS FILE a grandchild in a new session with every descriptor closed spins
@@ -37,6 +40,12 @@ static void work(double ms) {
     }
     COZ_PROGRESS_NAMED("child-jobs");
   }
+}
+
+static double cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int reap_all(int n) {
@@ -130,6 +139,23 @@ int main(int argc, char** argv) {
           WEXITSTATUS(status) == 7) {
         ok++;
       }
+    }
+    printf("done %d\n", ok);
+    return 3;
+  }
+  if (strcmp(mode, "short") == 0 && argc > 3) {
+    double ms = atof(argv[3]);
+    int ok = 0;
+    for (int i = 0; i < (int)n; i++) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        double end = cpu_ms() + ms;
+        while (cpu_ms() < end) {
+          for (int j = 0; j < 20000; j++) sink += j;  // LINE:short-work 
+        }
+        _exit(0);
+      }
+      ok += pid > 0 && reap_all(1) == 1;
     }
     printf("done %d\n", ok);
     return 3;

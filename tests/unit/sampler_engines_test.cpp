@@ -5,6 +5,7 @@
 
 #include "base/platform.h"
 #include "sample/sampler_choice.h"
+#include "sample/timer_sampler.h"
 
 namespace coz {
 namespace {
@@ -93,6 +94,24 @@ TEST(SamplerEngines, NamesAndResolutionAsTheSummaryShowsThem) {
   EXPECT_STREQ(timer->name(), "timer");
   EXPECT_EQ(timer->resolution_ns(), 0u) << "nothing measured before the first signal";
   EXPECT_EQ(timer->describe(1000000), "timer, 1 ms resolution") << "the period until then";
+}
+
+// A timer signal's CPU time in periods: whole ones, the remainder rounded up with its chance, so
+// over every draw the periods are the time's exactly and a thread's last remainder is not lost.
+TEST(SamplerEngines, CPUTimeBecomesPeriodsExactlyOnAverage) {
+  const uint64_t period = 1000;
+  for (uint64_t ns : {0ull, 999ull, 1000ull, 2500ull, 4000ull, 4001ull}) {
+    uint64_t sum = 0;
+    for (uint64_t draw = 0; draw < period; draw++) {
+      uint32_t periods = periods_of(ns, period, draw * 7919);
+      EXPECT_GE(periods, ns / period);
+      EXPECT_LE(periods, ns / period + 1);
+      sum += periods;
+    }
+    EXPECT_EQ(sum, ns) << "over one draw of each remainder, the time in periods";
+  }
+  EXPECT_EQ(periods_of(4000000, 1000000, 12345), 4u) << "a 4 ms tick is 4 periods, always";
+  EXPECT_EQ(periods_of(~0ull, 1, 0), 1u << 20) << "capped";
 }
 
 TEST(SamplerEngines, TheTimerAskedForIsChosenWithoutATest) {
