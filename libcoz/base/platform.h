@@ -30,25 +30,31 @@ inline pid_t current_tid() {
   return static_cast<pid_t>(syscall(SYS_gettid));
 }
 
+// A time or a length as nanoseconds, and back (a non-negative one).
+inline uint64_t ns_of(const timespec& ts) {
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+inline timespec timespec_of(uint64_t ns) {
+  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+}
+
 inline uint64_t monotonic_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+  return ns_of(ts);
 }
 
 // The kernel's tick (1/HZ): the resolution of the coarse clocks, which the tick updates. CPU-time
 // timers are checked at the tick too. 0 if unknown.
 inline uint64_t kernel_tick_ns() {
   timespec ts;
-  return clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0
-             ? static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec)
-             : 0;
+  return clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0 ? ns_of(ts) : 0;
 }
 
 inline uint64_t wall_clock_ns() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+  return ns_of(ts);
 }
 
 // The signal that tells a thread its sample buffer has a new sample: a real-time signal near

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/platform.h"
 #include "base/real_functions.h"
 
 extern "C" void* __libc_stack_end;  // glibc: the stack pointer as the process started
@@ -110,7 +111,7 @@ int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns,
         std::memory_order_release);
   }
   origin_tsc_ = wait_timing::tsc_now();
-  origin_ns_ = wait_timing::monotonic_ns();
+  origin_ns_ = platform::monotonic_ns();
   // Timed in nanoseconds, the gate is set now; in TSC ticks, once their rate is known (the first
   // wait 10 ms after start-up, confirm_wait): until then every call is confirmed.
   wait_timing::g_wait_gate.store(counter_works_ || (mode_ & wait_timing::kTsc) ? 0 : kWaitGateNs);
@@ -122,7 +123,7 @@ bool BlockedTime::confirm_wait(ThreadState& t) {
     return true;
   }
   if ((mode_ & wait_timing::kTsc) && !gate_calibrated_.load(std::memory_order_relaxed)) {
-    uint64_t ns = wait_timing::monotonic_ns(), tsc = wait_timing::tsc_now();
+    uint64_t ns = platform::monotonic_ns(), tsc = wait_timing::tsc_now();
     if (ns > origin_ns_ + 10000000 && tsc > origin_tsc_) {
       double ticks_per_ns =
           static_cast<double>(tsc - origin_tsc_) / static_cast<double>(ns - origin_ns_);
@@ -174,7 +175,7 @@ uint64_t BlockedTime::waited_ns(const wait_timing::Wait& wait, uint64_t ns) cons
 
 uint64_t BlockedTime::after_wait(ThreadState& t, const wait_timing::Wait& wait, uintptr_t caller,
                                  uintptr_t stack) {
-  uint64_t now = wait_timing::monotonic_ns();
+  uint64_t now = platform::monotonic_ns();
   uint64_t waited = waited_ns(wait, now);
   uint64_t n = t.blocked.on_wait(waited, period_ns_);
   if (n == 0 || waited == 0) {

@@ -16,7 +16,7 @@ uint64_t RealDelayEnvironment::now_ns() {
 }
 
 void RealDelayEnvironment::sleep_ns(uint64_t ns) {
-  timespec request = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  timespec request = platform::timespec_of(ns);
   int saved = errno;
   // A raw system call: nanosleep() is a cancellation point, and a pause is not the program's. A
   // pause inside a hook (an unlock, say) must not become a point where the program's thread can be

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/platform.h"
 #include "hooks/quiet_hooks.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -71,17 +72,11 @@ struct Wait {
   bool was_in_call = false;        // its value before (a hook in a handler during another call)
 };
 
-inline uint64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 inline uint64_t tsc_now() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();
 #else
-  return monotonic_ns();
+  return platform::monotonic_ns();
 #endif
 }
 
@@ -114,7 +109,7 @@ inline Wait begin() {
     w.switches = *t->switches;
   }
   w.tsc = (mode & kTsc) != 0;
-  w.start = w.tsc ? tsc_now() : monotonic_ns();
+  w.start = w.tsc ? tsc_now() : platform::monotonic_ns();
   return w;
 }
 
@@ -139,7 +134,7 @@ inline bool may_have_waited(const Wait& w) {
   if (w.thread->switches) {
     return *w.thread->switches != w.switches;
   }
-  uint64_t now = w.tsc ? tsc_now() : monotonic_ns();
+  uint64_t now = w.tsc ? tsc_now() : platform::monotonic_ns();
   return now - w.start >= g_wait_gate.load(std::memory_order_relaxed);
 }
 

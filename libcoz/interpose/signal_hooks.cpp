@@ -67,9 +67,7 @@ int wait_for(const sigset_t* set, siginfo_t* info, const struct timespec* timeou
   }
   siginfo_t local;
   siginfo_t* out = info ? info : &local;
-  uint64_t limit = timeout ? static_cast<uint64_t>(timeout->tv_sec) * 1000000000ull +
-                                 static_cast<uint64_t>(timeout->tv_nsec)
-                           : UINT64_MAX;
+  uint64_t limit = timeout ? coz::platform::ns_of(*timeout) : UINT64_MAX;
   uint64_t start = coz::platform::monotonic_ns();
   for (bool first = true;; first = false) {
     if (named && coz::sample_signal::take_held(out)) {
@@ -82,7 +80,7 @@ int wait_for(const sigset_t* set, siginfo_t* info, const struct timespec* timeou
     }
     uint64_t left = waited >= limit ? 0 : limit - waited;
     uint64_t slice = named ? std::min<uint64_t>(left, 10000000) : left;
-    timespec ts = {static_cast<time_t>(slice / 1000000000), static_cast<long>(slice % 1000000000)};
+    timespec ts = coz::platform::timespec_of(slice);
     unsigned interruptions = coz::sample_signal::own_interruptions();
     int rc = real().sigtimedwait(use, out, slice == UINT64_MAX ? nullptr : &ts);
     if (rc > 0) {

@@ -8,6 +8,7 @@
 
 #include <new>
 
+#include "base/platform.h"
 #include "runtime/count_run.h"
 #include "runtime/runtime.h"
 
@@ -151,7 +152,7 @@ void woken_across(const void* key) {
   in_tree([key](Runtime& rt, ThreadState& state) {
     // The time blocked caps the credit under load amplification, as after_block's does.
     uint64_t blocked =
-        state.block_start_ns != 0 ? wait_timing::monotonic_ns() - state.block_start_ns : UINT64_MAX;
+        state.block_start_ns != 0 ? platform::monotonic_ns() - state.block_start_ns : UINT64_MAX;
     rt.woken_across(state, key, blocked);
   });
 }

@@ -32,8 +32,7 @@ constexpr uint64_t kSettlePerThreadNs = 1000;
 bool set_timer(int timer, uint64_t at_ns, itimerspec* before) {
   itimerspec spec;
   memset(&spec, 0, sizeof spec);
-  spec.it_value.tv_sec = static_cast<time_t>(at_ns / 1000000000);
-  spec.it_value.tv_nsec = static_cast<long>(at_ns % 1000000000);
+  spec.it_value = platform::timespec_of(at_ns);
   int saved = errno;
   bool ok = syscall(SYS_timer_settime, timer, at_ns == 0 ? 0 : TIMER_ABSTIME, &spec, before) == 0;
   errno = saved;
@@ -43,7 +42,7 @@ bool set_timer(int timer, uint64_t at_ns, itimerspec* before) {
 uint64_t cpu_time(pid_t tid, bool* alive) {
   timespec t;
   *alive = clock_gettime(platform::thread_cpu_clock(tid), &t) == 0;
-  return *alive ? static_cast<uint64_t>(t.tv_sec) * 1000000000ull + t.tv_nsec : 0;
+  return *alive ? platform::ns_of(t) : 0;
 }
 
 }  // namespace
@@ -288,8 +287,7 @@ void* ClockSamplerBackend::sampling_main(void* arg) {
   // keep their phase.
   prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
   while (!self->stop_.load(std::memory_order_acquire)) {
-    timespec pause = {static_cast<time_t>(sleep_ns / 1000000000),
-                      static_cast<long>(sleep_ns % 1000000000)};
+    timespec pause = platform::timespec_of(sleep_ns);
     syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &pause, nullptr);
     bool moved = false;
     self->sample_once(&moved);

@@ -78,8 +78,7 @@ class TimerThreadSampler : public ThreadSampler {
   uint64_t interval_ns() const { return backend_.tick_ns_ != 0 ? 1 : backend_.settings_.period_ns; }
   void arm(uint64_t period_ns) {
     itimerspec spec = {};
-    spec.it_interval.tv_sec = static_cast<time_t>(period_ns / 1000000000);
-    spec.it_interval.tv_nsec = static_cast<long>(period_ns % 1000000000);
+    spec.it_interval = platform::timespec_of(period_ns);
     spec.it_value = spec.it_interval;
     syscall(SYS_timer_settime, timer_, 0, &spec, nullptr);
   }
