@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/fast_clock.h"
 #include "base/platform.h"
 #include "base/real_functions.h"
 
@@ -103,6 +104,7 @@ int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns,
 #if defined(__x86_64__) || defined(__i386__)
   if ((known & kFound) ? (known & kTscClock) != 0 : clock_source_is_tsc()) {
     mode_ |= wait_timing::kTsc;
+    fast_clock::use_tsc();  // for the hooks' deadlines too
   }
 #endif
   if (!(known & kFound)) {

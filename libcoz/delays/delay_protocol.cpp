@@ -50,11 +50,26 @@ void DelayProtocol::on_signal(ThreadState& t) {
 }
 
 void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
-  // Settled at `word` with no lock held: owes at most a sample's worth until the word changes.
-  // Not under load amplification: arrivals earn speedup at every hook, and a woken thread's credit
-  // is capped by the time it was blocked, which the fast path does not measure.
-  if (experiment_.ledger.active() && t.locks_held == 0 && t.pending_selected == 0 &&
-      !amplify_.on()) {
+  // Settled at `word` with no lock held: owes at most a sample's worth until the word changes, or
+  // a paced remainder until its next piece is due. Not under load amplification: arrivals earn
+  // speedup at every hook, and a woken thread's credit is capped by the time it was blocked, which
+  // the fast path does not measure.
+  if (!experiment_.ledger.active() || t.locks_held != 0 || t.pending_selected != 0 ||
+      amplify_.on()) {
+    return;
+  }
+  uint64_t owed = DelayLedger::owed_at(word, t.delays);
+  uint64_t carry_ns = carry();
+  if (owed <= carry_ns) {
+    t.piece_due = 0;
+    t.quiet_word = word;
+    return;
+  }
+  // What is left is paced (never more than twice the carry): quiet until the next piece is due.
+  uint64_t now = env_.now_ns();
+  if (experiment_.period_ns.load(std::memory_order_relaxed) != 0 && owed <= 2 * carry_ns &&
+      t.next_piece_ns > now) {
+    t.piece_due = env_.deadline_after(t.next_piece_ns - now);
     t.quiet_word = word;
   }
 }
@@ -102,10 +117,34 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns) {
     local = t.delays.ns;
     global = experiment_.ledger.global_ns();
   }
-  uint64_t owed = experiment_.ledger.advance(t.delays, faster, &raised, carry_ns);
+  uint64_t owed = 0;
+  uint64_t period = experiment_.period_ns.load(std::memory_order_relaxed);
+  if (carry_ns == 0 || period == 0 || amplify_.on()) {
+    owed = experiment_.ledger.advance(t.delays, faster, &raised, carry_ns);
+  } else {
+    raised = experiment_.ledger.absorb(t.delays, faster);
+    owed = take_paced(t, carry_ns, period);
+  }
   ledger_trace::note(&t, Event::kSettle, faster, global, local, owed);
   inserted(raised);
   pause(t, owed);
+}
+
+uint64_t DelayProtocol::take_paced(ThreadDelays& t, uint64_t carry_ns, uint64_t period_ns) {
+  uint64_t owed = experiment_.ledger.owed(t.delays);
+  if (owed <= carry_ns) {
+    return 0;
+  }
+  uint64_t beyond = owed - carry_ns;
+  uint64_t pay = beyond > carry_ns ? beyond - carry_ns : 0;  // beyond two samples' worth: at once
+  uint64_t now = env_.now_ns();
+  if (now >= t.next_piece_ns) {
+    pay = std::min(beyond, pay + experiment_.ledger.delay_ns());
+    // One delay a period pays one thread's samples of the line as they come; owing more than a
+    // sample's worth beyond the carry (several threads run the line), the pieces come faster.
+    t.next_piece_ns = now + (beyond > carry_ns ? period_ns * carry_ns / beyond : period_ns);
+  }
+  return pay == 0 ? 0 : experiment_.ledger.take_owed(t.delays, owed - pay);
 }
 
 void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {

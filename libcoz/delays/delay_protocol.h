@@ -22,9 +22,16 @@
 //   sample's worth (carry()). Delay is handed out a sample at a time, so threads that all run the
 //   selected line are each one sample ahead in turn: paying that at every hook serialised their
 //   pauses wherever they meet often (barriers thousands of times a second) and hid most of a
-//   parallel speedup. The carry absorbs that turn-taking; a thread behind by more still pays at
-//   once. A sample's worth is what one signal hands out (ExperimentState::sample_periods: the
-//   timer sampler's signals stand for several periods). Before it blocks, and in
+//   parallel speedup. The carry absorbs that turn-taking. A sample's worth is what one signal
+//   hands out (ExperimentState::sample_periods: the timer sampler's signals stand for several
+//   periods).
+// - What it owes beyond the carry it pays in pieces (take_paced): one delay (a period's speedup)
+//   at most once a period, the rate at which one thread running the selected line hands them
+//   out, and what is beyond twice the carry at once. The timer sampler hands out four delays at
+//   a tick; paid in one pause (2 ms at 50%), they stalled whoever waited on the paying thread,
+//   which the virtual speedup does not (a bounded queue's producer behind a consumer that paused
+//   longer than the queue lasts: docs/experiments.md, Pauses in pieces). Between pieces the
+//   thread stays quiet (below) until the next is due. Before it blocks, and in
 //   catch_up_fully() (after a sleep, at exit), it pays all: a wake may credit it up to its
 //   waker's count, which would forgive what it ran up before. At a meeting (a barrier) it carries
 //   the sample's worth into the wait instead, and the wake's credit never forgives it (block
@@ -68,6 +75,9 @@ class DelayEnvironment {
   virtual bool collect(ThreadState& t) = 0;
   // The global delay total rose by `ns` (requests in flight spend that much less time).
   virtual void inserted(uint64_t ns) = 0;
+  // The reading of the hooks' clock (base/fast_clock.h) `ns` from now: when a thread quiet with
+  // a paced remainder must take the full path again (ThreadDelays::piece_due).
+  virtual uint64_t deadline_after(uint64_t ns) = 0;
 };
 
 class DelayProtocol {
@@ -153,6 +163,9 @@ class DelayProtocol {
   // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes
   // beyond `carry_ns`.
   void settle(ThreadDelays& t, uint64_t carry_ns);
+  // Takes what a thread paying at a sample or a hook pays now of its debt beyond `carry_ns`: one
+  // delay at most once a period (pauses in pieces), and at once what is beyond twice the carry.
+  uint64_t take_paced(ThreadDelays& t, uint64_t carry_ns, uint64_t period_ns);
   // Marks the thread quiet at `word` (read before it settled) when it may take the hooks' fast
   // path (hooks/quiet_hooks.h) until the word changes.
   void note_quiet(ThreadState& t, uint64_t word);

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fast_clock.h"
 #include "base/platform.h"
 #include "experiment/in_flight.h"
 
@@ -13,6 +14,10 @@ namespace coz {
 
 uint64_t RealDelayEnvironment::now_ns() {
   return platform::monotonic_ns();
+}
+
+uint64_t RealDelayEnvironment::deadline_after(uint64_t ns) {
+  return fast_clock::after(ns, platform::monotonic_ns());
 }
 
 void RealDelayEnvironment::sleep_ns(uint64_t ns) {

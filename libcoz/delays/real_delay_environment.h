@@ -22,6 +22,7 @@ class RealDelayEnvironment : public DelayEnvironment {
   bool collect(ThreadState& t) override { return attribution_.collect(t); }
   // Every request in flight spends `ns` less time in the sped-up program (for Little's law).
   void inserted(uint64_t ns) override;
+  uint64_t deadline_after(uint64_t ns) override;
 
  private:
   SampleAttribution& attribution_;

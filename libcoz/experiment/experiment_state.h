@@ -99,6 +99,9 @@ struct ExperimentState {
   // the scheduler's tick, 4 ms here: about 4; perf's, 1): one sample's delay is this many delay
   // sizes at once (delays/delay_protocol.h: what a thread may carry).
   std::atomic<uint32_t> sample_periods{1};
+  // The sampling period (a delay is this long at 100%), or 0: threads pay at most one delay per
+  // period at samples and hooks (delays/delay_protocol.h: pauses in pieces); 0 pays at once.
+  std::atomic<uint64_t> period_ns{0};
 
   void reset_arrivals() {
     arrival_speedup_ns.store(0, std::memory_order_relaxed);

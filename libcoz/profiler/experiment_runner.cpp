@@ -132,6 +132,7 @@ void ExperimentRunner::begin(const Choice& line, int speedup) {
   state_.reset_arrivals();
   state_.started_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
   state_.sample_periods.store(1, std::memory_order_relaxed);  // until its first selected sample
+  state_.period_ns.store(settings_.sampling_period_ns, std::memory_order_relaxed);
   state_.ledger.begin(open_.delay_ns);
   ledger_trace::note(nullptr, ledger_trace::Event::kBegin, open_.delay_ns, state_.ledger.epoch());
   if (progress_began_) {

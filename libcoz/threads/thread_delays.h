@@ -22,7 +22,13 @@ struct ThreadDelays {
   // owing at most one sample's worth; kNotQuiet if it has not since. While the word stays the
   // same the hooks' fast path (quiet_hooks.h) may skip the protocol.
   uint64_t quiet_word = kNotQuiet;
-  uint64_t pending_selected = 0;    // selected-line samples not yet given to the ledger
+  uint64_t pending_selected = 0;  // selected-line samples not yet given to the ledger
+  // Paced pauses (DelayProtocol::take_paced): the earliest time (CLOCK_MONOTONIC) it pays its next
+  // piece, and, while it is quiet owing more than the carry, that time on the hooks' clock
+  // (base/fast_clock.h), from which on the fast path gives way to the full one; else 0.
+  uint64_t next_piece_ns = 0;
+  uint64_t piece_due = 0;
+  uint32_t piece_hooks = 1;  // hooks until the fast path reads the clock for it (quiet_hooks.h)
   volatile bool in_ledger = false;  // a hook is updating `delays`: the signal handler defers
   int locks_held = 0;               // mutexes and rwlocks held: pauses wait for the last release
   uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all

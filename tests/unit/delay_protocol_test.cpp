@@ -33,6 +33,7 @@ class ScriptedEnvironment : public DelayEnvironment {
     return true;
   }
   void inserted(uint64_t ns) override { inserted_total += ns; }
+  uint64_t deadline_after(uint64_t ns) override { return now + ns; }
 
   uint64_t slept_total() const {
     uint64_t sum = 0;
@@ -323,6 +324,52 @@ TEST_F(DelayProtocolTest, OneSamplesWorthIsWhatOneSignalHandsOut) {
   experiment.sample_periods.store(1);
   protocol.catch_up(b);
   EXPECT_EQ(env.slept_total(), 3 * kMs);
+}
+
+TEST_F(DelayProtocolTest, PausesComeInPiecesOfOneDelayAPeriodApart) {
+  // A timer sampler's sample hands out four delays at once (2 ms at 50%). A thread that owes them
+  // beyond its carry pays one delay a period at its samples and hooks, as it would have paid
+  // them had they come a period at a time, not in one pause that stalls whoever waits on it.
+  begin(50);
+  experiment.period_ns.store(kMs);
+  experiment.sample_periods.store(4);
+  sample(a, 8);  // 4 ms owed: 2 ms beyond the carry
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2}) << "one delay";
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept.size(), 1u) << "the next piece is a period after the first began";
+  EXPECT_EQ(b.quiet_word, experiment.ledger.word())
+      << "quiet meanwhile: its hooks take the fast path";
+  EXPECT_EQ(b.piece_due, 1 + kMs) << "until the next piece is due";
+  env.now += kMs / 2;
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, (std::vector<uint64_t>{kMs / 2, kMs / 2}));
+  protocol.before_block(b);
+  EXPECT_EQ(env.slept_total(), 4 * kMs) << "before it blocks it still pays in full";
+}
+
+TEST_F(DelayProtocolTest, OwingMoreThanTwoSamplesWorthPaysTheExcessAtOnce) {
+  // Pieces of one delay a period keep up with one thread running the line. Owing more (several
+  // threads run it, or the thread had no chance to pay), it pays what is beyond twice the carry
+  // at once, with its piece.
+  begin(50);
+  experiment.period_ns.store(kMs);
+  experiment.sample_periods.store(4);
+  sample(a, 12);  // 6 ms owed: 4 ms beyond the carry, 2 ms beyond twice the carry
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs + kMs / 2});
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, (std::vector<uint64_t>{2 * kMs + kMs / 2, kMs / 2}))
+      << "a pause as long as the gap counts toward it";
+}
+
+TEST_F(DelayProtocolTest, WithoutAPeriodAThreadPaysBeyondItsCarryAtOnce) {
+  // The pacing needs the sampling period (ExperimentState::period_ns); without one, as before.
+  begin(50);
+  experiment.sample_periods.store(4);
+  sample(a, 8);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs});
 }
 
 TEST_F(DelayProtocolTest, ASampleCarriedIntoAMeetingIsCancelledByTheThreadsOwnSample) {
