@@ -49,7 +49,8 @@ inline uint64_t after(uint64_t ns, uint64_t now_ns) {
     if (origin_tsc == 0 || now_ns < origin_ns + 10000000 || ticks <= origin_tsc) {
       return now_ns + ns;
     }
-    rate = ((ticks - origin_tsc) << 16) / (now_ns - origin_ns);
+    rate = static_cast<uint64_t>((static_cast<unsigned __int128>(ticks - origin_tsc) << 16) /
+                                 (now_ns - origin_ns));
     g_ticks_per_ns.store(rate, std::memory_order_relaxed);
     return ticks + ((ns * rate) >> 16);
   }
@@ -57,7 +58,8 @@ inline uint64_t after(uint64_t ns, uint64_t now_ns) {
 }
 
 // The clock source is the TSC (invariant, as the kernel requires to choose it): deadlines may use
-// it from 10 ms on.
+// it from 10 ms on. Called by BlockedTime::start, which finds it out when off-CPU timing is on;
+// without that, the hooks' deadlines stay in nanoseconds.
 inline void use_tsc() {
 #if defined(__x86_64__) || defined(__i386__)
   if (g_origin_tsc.load(std::memory_order_relaxed) == 0) {

@@ -41,11 +41,11 @@ void DelayProtocol::on_signal(ThreadState& t) {
       pay_run_up(t);
       return;
     }
-    settle(t, carry());
+    settle(t, carry(), false);
     note_lock_debt(t);  // what is left (a sample's worth) is all it carries now
     return;
   }
-  settle(t, carry());
+  settle(t, carry(), true);
   note_quiet(t, word);
 }
 
@@ -66,11 +66,14 @@ void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
     return;
   }
   // What is left is paced (never more than twice the carry): quiet until the next piece is due.
+  // Otherwise (the piece is due already) not quiet, even at a word it was quiet at before.
   uint64_t now = env_.now_ns();
   if (experiment_.period_ns.load(std::memory_order_relaxed) != 0 && owed <= 2 * carry_ns &&
       t.next_piece_ns > now) {
     t.piece_due = env_.deadline_after(t.next_piece_ns - now);
     t.quiet_word = word;
+  } else {
+    t.quiet_word = kNotQuiet;
   }
 }
 
@@ -103,7 +106,7 @@ uint64_t DelayProtocol::own_speedup_ns(ThreadDelays& t) {
   return ns;
 }
 
-void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns) {
+void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns, bool in_pieces) {
   uint64_t faster = own_speedup_ns(t);
   if (!experiment_.ledger.active()) {
     return;  // no experiment
@@ -119,7 +122,7 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns) {
   }
   uint64_t owed = 0;
   uint64_t period = experiment_.period_ns.load(std::memory_order_relaxed);
-  if (carry_ns == 0 || period == 0 || amplify_.on()) {
+  if (!in_pieces || carry_ns == 0 || period == 0 || amplify_.on()) {
     owed = experiment_.ledger.advance(t.delays, faster, &raised, carry_ns);
   } else {
     raised = experiment_.ledger.absorb(t.delays, faster);
@@ -177,23 +180,23 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
 
-void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns) {
+void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces) {
   if (!experiment_.ledger.active() || t.locks_held > 0) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
   with_delays(t, [&] {
     uint64_t word = experiment_.ledger.word();
     env_.collect(t);
-    settle(t, carry_ns);
+    settle(t, carry_ns, in_pieces);
     note_quiet(t, word);
   });
   if (t.pending_selected != 0) {  // samples that arrived meanwhile
-    catch_up(t, carry_ns);
+    catch_up(t, carry_ns, in_pieces);
   }
 }
 
 void DelayProtocol::catch_up(ThreadState& t) {
-  catch_up(t, carry());
+  catch_up(t, carry(), true);
 }
 
 void DelayProtocol::catch_up_fully(ThreadState& t) {
@@ -203,7 +206,7 @@ void DelayProtocol::catch_up_fully(ThreadState& t) {
     if (t.in_ledger) {
       return;  // called from a signal handler inside another hook: that hook owns the delays
     }
-    catch_up(t, 0);
+    catch_up(t, 0, false);
     if (t.locks_held > 0 || experiment_.ledger.owed(t.delays) == 0) {
       return;
     }
@@ -237,7 +240,7 @@ void DelayProtocol::note_lock_debt_now(ThreadDelays& t) {
 void DelayProtocol::before_block(ThreadState& t) {
   // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
   // which would forgive what it ran up before it blocked.
-  catch_up(t, 0);
+  catch_up(t, 0, false);
   blocking(t, t.locks_held > 0);
 }
 
@@ -246,8 +249,8 @@ void DelayProtocol::before_meeting(ThreadState& t) {
   // here broke the turn-taking the carry absorbs. Threads that meet every round and all run the
   // selected line paid for each other's samples at every meeting, before their own samples of the
   // line came to cancel them, and each such pause held up the whole meeting (docs/experiments.md,
-  // Meetings).
-  catch_up(t);
+  // Meetings). Not in pieces: what it carries into the wait is a sample's worth at most.
+  catch_up(t, carry(), false);
   blocking(t, true);
 }
 

@@ -37,7 +37,8 @@
 //   the sample's worth into the wait instead, and the wake's credit never forgives it (block
 //   debt): paying it all there turned every sample of a line that threads meeting each round all
 //   run into a pause on the critical path (docs/experiments.md, Meetings).
-// - A thread that settled with no lock held is quiet until the ledger's word changes: its hooks
+// - A thread that settled with no lock held is quiet until the ledger's word changes (or, owing a
+//   paced remainder, until its next piece is due): its hooks
 //   take the fast path (quiet_hooks.h), which only notes lock debt and publishes.
 // - Each pause is measured: nanosleep's overshoot is carried (DelayLedger::excess) and learnt
 //   (a moving average), so later sleeps ask for less.
@@ -100,7 +101,7 @@ class DelayProtocol {
   void catch_up(ThreadState& t);
   // Pays every owed delay now, the last sample's worth too, unless a lock is held (before a wake
   // whose releases the runtime cannot see: a futex's).
-  void catch_up_in_full(ThreadState& t) { catch_up(t, 0); }
+  void catch_up_in_full(ThreadState& t) { catch_up(t, 0, false); }
   // As catch_up(), and again for what others added meanwhile, until nothing is owed (after a
   // sleep, before the thread carries on; at thread exit).
   void catch_up_fully(ThreadState& t);
@@ -161,15 +162,15 @@ class DelayProtocol {
 
  private:
   // Gives the thread's pending samples (and arrivals) to the ledger and pauses for what it owes
-  // beyond `carry_ns`.
-  void settle(ThreadDelays& t, uint64_t carry_ns);
+  // beyond `carry_ns`: `in_pieces`, paced (take_paced), else at once.
+  void settle(ThreadDelays& t, uint64_t carry_ns, bool in_pieces);
   // Takes what a thread paying at a sample or a hook pays now of its debt beyond `carry_ns`: one
   // delay at most once a period (pauses in pieces), and at once what is beyond twice the carry.
   uint64_t take_paced(ThreadDelays& t, uint64_t carry_ns, uint64_t period_ns);
   // Marks the thread quiet at `word` (read before it settled) when it may take the hooks' fast
   // path (hooks/quiet_hooks.h) until the word changes.
   void note_quiet(ThreadState& t, uint64_t word);
-  void catch_up(ThreadState& t, uint64_t carry_ns);
+  void catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces);
   // Marks the thread blocked and notes the time; with `keep_debt`, what it still owes becomes
   // block debt, which a wake's credit never forgives.
   void blocking(ThreadState& t, bool keep_debt);

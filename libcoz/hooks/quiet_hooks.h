@@ -5,8 +5,9 @@
 //
 // Why it is exact: a thread that settled at ledger word W with no lock held owes at most one
 // sample's worth (DelayProtocol's carry), or a paced remainder whose next piece is not due yet
-// (DelayProtocol::take_paced; the fast path gives way to the full one once the hooks' clock
-// passes ThreadDelays::piece_due). While the word stays W nobody's total rose and no
+// (DelayProtocol::take_paced; the fast path gives way to the full one once the hooks' clock,
+// read every kPieceHooks hooks, passes ThreadDelays::piece_due: a piece may come up to that many
+// hooks late). While the word stays W nobody's total rose and no
 // experiment began, and what a thread owes at a fixed word only shrinks (its own samples and
 // credits raise its local total), so every protocol call the hook would make is a no-op except
 // two: taking the outermost lock notes the debt carried in (what it owes at W), and releasing or
@@ -65,6 +66,10 @@ inline Quiet quiet() {
     // clock cost a two-thread lock loop a quarter of its operations in speedup experiments.)
     t->piece_hooks = kPieceHooks;
     if (fast_clock::now() >= t->piece_due) {
+      // Due: every hook takes the full path until one pays the piece and marks it quiet again
+      // (one that pays nothing, an uncontended lock, must not reset the count). A signal handler
+      // that marks it quiet meanwhile only costs a hook on the full path.
+      t->quiet_word = kNotQuiet;
       return {};
     }
   }

@@ -19,8 +19,9 @@ inline constexpr uint64_t kNotQuiet = ~0ull;
 struct ThreadDelays {
   LocalDelays delays;
   // The ledger word (DelayLedger::word()) at which the thread last settled with no lock held,
-  // owing at most one sample's worth; kNotQuiet if it has not since. While the word stays the
-  // same the hooks' fast path (quiet_hooks.h) may skip the protocol.
+  // owing at most one sample's worth (or a paced remainder until piece_due); kNotQuiet if it has
+  // not since. While the word stays the same the hooks' fast path (quiet_hooks.h) may skip the
+  // protocol.
   uint64_t quiet_word = kNotQuiet;
   uint64_t pending_selected = 0;  // selected-line samples not yet given to the ledger
   // Paced pauses (DelayProtocol::take_paced): the earliest time (CLOCK_MONOTONIC) it pays its next

@@ -43,6 +43,8 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->samples = 0;
   s->delays = LocalDelays();
   s->quiet_word = kNotQuiet;
+  s->next_piece_ns = s->piece_due = 0;
+  s->piece_hooks = 1;
   s->pending_selected = 0;
   s->in_ledger = false;
   s->locks_held = 0;

@@ -363,6 +363,32 @@ TEST_F(DelayProtocolTest, OwingMoreThanTwoSamplesWorthPaysTheExcessAtOnce) {
       << "a pause as long as the gap counts toward it";
 }
 
+TEST_F(DelayProtocolTest, APieceDueAlreadyLeavesTheThreadOffTheFastPath) {
+  // At 100% a piece (1 ms) lasts as long as the gap to the next: once paid, the next is due, so
+  // the thread is not quiet (ThreadDelays::quiet_word), even at a word it was quiet at before.
+  begin(100);
+  experiment.period_ns.store(kMs);
+  experiment.sample_periods.store(4);
+  sample(a, 8);  // 8 ms owed: 4 ms beyond the carry
+  b.quiet_word = experiment.ledger.word();
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs});
+  EXPECT_EQ(b.quiet_word, kNotQuiet);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, (std::vector<uint64_t>{kMs, kMs}));
+}
+
+TEST_F(DelayProtocolTest, AThreadPaysBeyondItsCarryAtOnceBeforeAMeeting) {
+  // What it carries into a meeting stays a sample's worth, paced or not (the barrier loop read
+  // worse carrying two).
+  begin(50);
+  experiment.period_ns.store(kMs);
+  experiment.sample_periods.store(4);
+  sample(a, 8);
+  protocol.before_meeting(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs});
+}
+
 TEST_F(DelayProtocolTest, WithoutAPeriodAThreadPaysBeyondItsCarryAtOnce) {
   // The pacing needs the sampling period (ExperimentState::period_ns); without one, as before.
   begin(50);

@@ -295,6 +295,30 @@ TEST_F(QuietHooks, ATotalThatRisesDuringAnUnlockIsPaidAfterIt) {
   EXPECT_EQ(calls(), (Calls{"real", "after_release"}));
 }
 
+TEST_F(QuietHooks, APacedRemainderKeepsTheFastPathUntilItsPieceIsDue) {
+  // Quiet owing more than the carry (DelayProtocol::take_paced): the hooks read the clock every
+  // kPieceHooks-th hook, and a piece that is not due yet changes nothing.
+  state.piece_due = UINT64_MAX;
+  for (uint32_t i = 0; i < 2 * quiet_hooks::kPieceHooks; i++) {
+    EXPECT_TRUE(returns(locking(&key, real_call(0), EBUSY, real_call(0)), 0));
+    EXPECT_TRUE(returns(unlocking(&key, real_call(0)), 0));
+  }
+  EXPECT_EQ(calls(), Calls(4 * quiet_hooks::kPieceHooks, "real"));
+}
+
+TEST_F(QuietHooks, APieceThatComesDueSendsEveryHookToTheFullPathUntilOnePaysIt) {
+  // Once due, the thread is no longer quiet: a hook on the full path that pays nothing (the
+  // uncontended lock) must not let the next ones back on the fast path before the unlock pays.
+  state.piece_due = 1;  // long past
+  state.piece_hooks = 2;
+  EXPECT_TRUE(returns(locking(&key, real_call(0), EBUSY, real_call(0)), 0));  // no clock read
+  EXPECT_TRUE(returns(unlocking(&key, real_call(0)), 0));                     // reads it: due
+  EXPECT_TRUE(returns(locking(&key, real_call(0), EBUSY, real_call(0)), 0));
+  EXPECT_EQ(calls(), (Calls{"real", "before_wake", "real", "lock_released", "after_release", "real",
+                            "lock_acquired"}));
+  EXPECT_EQ(state.quiet_word, kNotQuiet);
+}
+
 TEST_F(QuietHooks, NotInsideTheRuntimeNorWithSamplesPending) {
   quiet_hooks::t_inside = 1;
   hooks_api::g_active = false;  // inside the runtime, hooks find none
