@@ -145,7 +145,11 @@ uint64_t DelayProtocol::take_paced(ThreadDelays& t, uint64_t carry_ns, uint64_t 
     pay = std::min(beyond, pay + experiment_.ledger.delay_ns());
     // One delay a period pays one thread's samples of the line as they come; owing more than a
     // sample's worth beyond the carry (several threads run the line), the pieces come faster.
-    t.next_piece_ns = now + (beyond > carry_ns ? period_ns * carry_ns / beyond : period_ns);
+    uint64_t gap =
+        beyond > carry_ns
+            ? static_cast<uint64_t>(static_cast<unsigned __int128>(period_ns) * carry_ns / beyond)
+            : period_ns;
+    t.next_piece_ns = now + gap;
   }
   return pay == 0 ? 0 : experiment_.ledger.take_owed(t.delays, owed - pay);
 }
