@@ -56,6 +56,13 @@ class DelayProtocolTest : public ::testing::Test {
  protected:
   // An experiment at `speedup_percent` of a 1 ms sampling period.
   void begin(int speedup_percent) { experiment.ledger.begin(speedup_percent * kMs / 100); }
+  // The same with pauses in pieces (the runner sets the period) and the timer sampler's samples,
+  // four periods each.
+  void begin_paced(int speedup_percent) {
+    begin(speedup_percent);
+    experiment.period_ns.store(kMs);
+    experiment.sample_periods.store(4);
+  }
   // `n` samples in the selected line arrive for `t` and its signal handler runs.
   void sample(ThreadState& t, uint64_t n) {
     env.samples[&t] += n;
@@ -330,9 +337,7 @@ TEST_F(DelayProtocolTest, PausesComeInPiecesOfOneDelayAPeriodApart) {
   // A timer sampler's sample hands out four delays at once (2 ms at 50%). A thread that owes them
   // beyond its carry pays one delay a period at its samples and hooks, as it would have paid
   // them had they come a period at a time, not in one pause that stalls whoever waits on it.
-  begin(50);
-  experiment.period_ns.store(kMs);
-  experiment.sample_periods.store(4);
+  begin_paced(50);
   sample(a, 8);  // 4 ms owed: 2 ms beyond the carry
   protocol.catch_up(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2}) << "one delay";
@@ -352,9 +357,7 @@ TEST_F(DelayProtocolTest, OwingMoreThanTwoSamplesWorthPaysTheExcessAtOnce) {
   // Pieces of one delay a period keep up with one thread running the line. Owing more (several
   // threads run it, or the thread had no chance to pay), it pays what is beyond twice the carry
   // at once, with its piece.
-  begin(50);
-  experiment.period_ns.store(kMs);
-  experiment.sample_periods.store(4);
+  begin_paced(50);
   sample(a, 12);  // 6 ms owed: 4 ms beyond the carry, 2 ms beyond twice the carry
   protocol.catch_up(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs + kMs / 2});
@@ -366,9 +369,7 @@ TEST_F(DelayProtocolTest, OwingMoreThanTwoSamplesWorthPaysTheExcessAtOnce) {
 TEST_F(DelayProtocolTest, APieceDueAlreadyLeavesTheThreadOffTheFastPath) {
   // At 100% a piece (1 ms) lasts as long as the gap to the next: once paid, the next is due, so
   // the thread is not quiet (ThreadDelays::quiet_word), even at a word it was quiet at before.
-  begin(100);
-  experiment.period_ns.store(kMs);
-  experiment.sample_periods.store(4);
+  begin_paced(100);
   sample(a, 8);  // 8 ms owed: 4 ms beyond the carry
   b.quiet_word = experiment.ledger.word();
   protocol.catch_up(b);
@@ -381,9 +382,7 @@ TEST_F(DelayProtocolTest, APieceDueAlreadyLeavesTheThreadOffTheFastPath) {
 TEST_F(DelayProtocolTest, AThreadPaysBeyondItsCarryAtOnceBeforeAMeeting) {
   // What it carries into a meeting stays a sample's worth, paced or not (the barrier loop read
   // worse carrying two).
-  begin(50);
-  experiment.period_ns.store(kMs);
-  experiment.sample_periods.store(4);
+  begin_paced(50);
   sample(a, 8);
   protocol.before_meeting(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs});
