@@ -25,11 +25,13 @@ inline std::atomic<uint64_t> g_ticks_per_ns{0};
 inline std::atomic<uint64_t> g_origin_tsc{0};
 inline std::atomic<uint64_t> g_origin_ns{0};
 
+// The TSC's ticks (CLOCK_MONOTONIC's nanoseconds where there is none): also what off-CPU waits are
+// timed with (hooks/wait_timing.h).
 inline uint64_t tsc() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();
 #else
-  return 0;
+  return platform::monotonic_ns();
 #endif
 }
 

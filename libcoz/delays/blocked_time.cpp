@@ -112,7 +112,7 @@ int BlockedTime::start(bool on, const ThreadState& self, uint64_t period_ns,
         kFound | (counter_works_ ? kCounterWorks : 0) | (mode_ & wait_timing::kTsc ? kTscClock : 0),
         std::memory_order_release);
   }
-  origin_tsc_ = wait_timing::tsc_now();
+  origin_tsc_ = fast_clock::tsc();
   origin_ns_ = platform::monotonic_ns();
   // Timed in nanoseconds, the gate is set now; in TSC ticks, once their rate is known (the first
   // wait 10 ms after start-up, confirm_wait): until then every call is confirmed.
@@ -125,7 +125,7 @@ bool BlockedTime::confirm_wait(ThreadState& t) {
     return true;
   }
   if ((mode_ & wait_timing::kTsc) && !gate_calibrated_.load(std::memory_order_relaxed)) {
-    uint64_t ns = platform::monotonic_ns(), tsc = wait_timing::tsc_now();
+    uint64_t ns = platform::monotonic_ns(), tsc = fast_clock::tsc();
     if (ns > origin_ns_ + 10000000 && tsc > origin_tsc_) {
       double ticks_per_ns =
           static_cast<double>(tsc - origin_tsc_) / static_cast<double>(ns - origin_ns_);
@@ -167,7 +167,7 @@ uint64_t BlockedTime::waited_ns(const wait_timing::Wait& wait, uint64_t ns) cons
     return ns > wait.start ? ns - wait.start : 0;
   }
   // TSC ticks at the rate measured since start-up (the longer the baseline, the finer).
-  uint64_t tsc = wait_timing::tsc_now();
+  uint64_t tsc = fast_clock::tsc();
   if (tsc <= wait.start || tsc <= origin_tsc_ || ns <= origin_ns_) {
     return 0;
   }

@@ -21,12 +21,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/fast_clock.h"
 #include "base/platform.h"
 #include "hooks/quiet_hooks.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 namespace coz::wait_timing {
 
@@ -72,14 +69,6 @@ struct Wait {
   bool was_in_call = false;        // its value before (a hook in a handler during another call)
 };
 
-inline uint64_t tsc_now() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __rdtsc();
-#else
-  return platform::monotonic_ns();
-#endif
-}
-
 // Before the real call.
 inline Wait begin() {
   Wait w;
@@ -109,7 +98,7 @@ inline Wait begin() {
     w.switches = *t->switches;
   }
   w.tsc = (mode & kTsc) != 0;
-  w.start = w.tsc ? tsc_now() : platform::monotonic_ns();
+  w.start = w.tsc ? fast_clock::tsc() : platform::monotonic_ns();
   return w;
 }
 
@@ -134,7 +123,7 @@ inline bool may_have_waited(const Wait& w) {
   if (w.thread->switches) {
     return *w.thread->switches != w.switches;
   }
-  uint64_t now = w.tsc ? tsc_now() : platform::monotonic_ns();
+  uint64_t now = w.tsc ? fast_clock::tsc() : platform::monotonic_ns();
   return now - w.start >= g_wait_gate.load(std::memory_order_relaxed);
 }
 
