@@ -47,6 +47,9 @@ void SampleAttribution::count(const Sample& sample, void* arg) {
       if (periods.load(std::memory_order_relaxed) != weight) {
         periods.store(weight, std::memory_order_relaxed);
       }
+      if (weight > 1 && !self->experiment_.lumpy_samples.load(std::memory_order_relaxed)) {
+        self->experiment_.lumpy_samples.store(true, std::memory_order_relaxed);
+      }
     }
   }
 }

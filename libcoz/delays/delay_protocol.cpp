@@ -27,6 +27,12 @@ void with_delays(ThreadDelays& t, F&& update) {
 
 void DelayProtocol::on_signal(ThreadState& t) {
   uint64_t word = experiment_.ledger.word();  // before settling: a change meanwhile shows
+  if (experiment_.lumpy()) {
+    // The time this signal's periods stand for begins at the last one (RecentLumps).
+    uint64_t now = env_.now_ns();
+    t.window_from_ns = t.last_signal_ns;
+    t.last_signal_ns = now;
+  }
   if (!env_.collect(t)) {
     return;  // shut-down is draining this thread
   }
@@ -120,6 +126,7 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns, bool in_pieces) {
     local = t.delays.ns;
     global = experiment_.ledger.global_ns();
   }
+  forgive_lumps(t);
   uint64_t owed = 0;
   uint64_t period = experiment_.period_ns.load(std::memory_order_relaxed);
   if (!in_pieces || carry_ns == 0 || period == 0 || amplify_.on()) {
@@ -129,7 +136,7 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns, bool in_pieces) {
     owed = take_paced(t, carry_ns, period);
   }
   ledger_trace::note(&t, Event::kSettle, faster, global, local, owed);
-  inserted(raised);
+  inserted(t, raised);
   pause(t, owed);
 }
 
@@ -260,8 +267,10 @@ void DelayProtocol::before_meeting(ThreadState& t) {
 
 void DelayProtocol::blocking(ThreadState& t, bool keep_debt) {
   // The time blocked matters only under load amplification (the credit's cap, an arrival
-  // thread's own period): a clock read is a fifth of a contended lock's cost.
-  t.block_start_ns = t.arrivals || amplify_.on() ? env_.now_ns() : 0;
+  // thread's own period) and where samples come in lumps (the wake's credit): a clock read is a
+  // fifth of a contended lock's cost.
+  t.block_start_ns = t.arrivals || amplify_.on() || experiment_.lumpy() ? env_.now_ns() : 0;
+  t.wake_cap_epoch = kNoEpoch;  // the credits of this wait work out their own cap
   // What it still owes was run up while it was running, not while blocked: no wake may forgive
   // it. A thread holding a lock (cond_wait) blocks without paying. (Paying the run-up here, before
   // a cond_wait releases the mutex, was measured worse: docs/measured-choices.md.)
@@ -298,8 +307,9 @@ void DelayProtocol::before_wake(ThreadState& t, const void* key, HandoffTable& t
 
 void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
   uint64_t blocked = UINT64_MAX;  // the start was not seen: no cap
-  if (t.block_start_ns != 0) {
-    blocked = env_.now_ns() - t.block_start_ns;
+  uint64_t start = t.block_start_ns;
+  if (start != 0) {
+    blocked = env_.now_ns() - start;
     t.block_start_ns = 0;
     if (t.arrivals) {
       t.blocked_ns += blocked;
@@ -309,9 +319,23 @@ void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
     ledger_trace::note(&t, Event::kWake, woken, reinterpret_cast<uintptr_t>(key), t.delays.ns,
                        experiment_.ledger.global_ns());
   }
+  uint64_t lumps = experiment_.lumps.added();  // before the credit: raised during the wait
   if (woken && experiment_.ledger.active()) {
     credit_woken(t, key, blocked);
   }
+  if (woken) {
+    with_delays(t, [&] {
+      // What was raised during the wait its wake credited (credit_woken looked at it, or with its
+      // start unknown took it whole); a timeout's is looked at as raised while the thread ran.
+      // The wait, after its credit (which the earlier waits decide), is one the periods of the
+      // next lumps may fall in (a timeout's is not: no wake would have credited them).
+      t.lumps_seen = std::max(t.lumps_seen, lumps);
+      if (start != 0) {
+        t.waits.add(start, start + blocked, experiment_.wait_bucket_ns());
+      }
+    });
+  }
+  t.wake_cap_epoch = kNoEpoch;
   t.block_debt_ns = 0;
   if (t.locks_held > 0) {
     // Back from a wait holding a lock (cond_wait took it again): as if taken afresh. A wait for
@@ -333,8 +357,25 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     // amplification there is no cap: line-speedup delays land a sample (a sampling period) at a
     // time, covering time the waiter spent blocked in earlier waits, and capping those
     // under-predicts lock-bound programs badly (docs/measured-choices.md).
-    uint64_t waker =
-        key ? table.read(key, experiment_.ledger.epoch()) : experiment_.ledger.global_ns();
+    uint64_t epoch = experiment_.ledger.epoch();
+    uint64_t waker = key ? table.read(key, epoch) : experiment_.ledger.global_ns();
+    // Never beyond what was raised within the wait as perf's samples would have raised it: of a
+    // lump that came during the wait, the periods before it began fell while the thread ran
+    // (owed) or in its earlier waits (credited). Worked out at the wait's first credit and kept
+    // for a second one (a shared futex: the run's table, then this process's).
+    if (t.wake_cap_epoch != epoch) {
+      t.wake_cap_ns = UINT64_MAX;  // the wait's start unknown: as before lumps were looked at
+      if (blocked != UINT64_MAX) {
+        LumpShares shares = look_at_lumps(t, blocked);
+        uint64_t global = experiment_.ledger.global_ns();
+        t.wake_cap_ns = global > shares.early_ns ? global - shares.early_ns : 0;
+        if (shares.forgiven_ns != 0) {  // lumps from before the wait
+          experiment_.ledger.credit_by(t.delays, shares.forgiven_ns);
+        }
+      }
+      t.wake_cap_epoch = epoch;
+    }
+    waker = std::min(waker, t.wake_cap_ns);
     // Kept until after_block (or wait_ended) clears it: a wait credited from two tables (a shared
     // futex: the run's, then this process's) keeps it through both.
     uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
@@ -349,7 +390,7 @@ void DelayProtocol::absorb_own(ThreadState& t, uint64_t faster_ns) {
     return;
   }
   with_delays(t, [&] {
-    inserted(experiment_.ledger.absorb(t.delays, faster_ns));
+    inserted(t, experiment_.ledger.absorb(t.delays, faster_ns));
     t.quiet_word = kNotQuiet;  // its local total moved: the next hook settles afresh
   });
 }

@@ -17,7 +17,13 @@
 // - A thread about to release or signal publishes its count on the primitive (handoff_table.h);
 //   a thread woken through that primitive is credited up to that count, but never forgiven what
 //   it owed when it blocked while holding a lock (block debt); under load amplification a credit
-//   is also capped by the time spent blocked.
+//   is also capped by the time spent blocked. Where a sample stands for several periods (the
+//   timer sampler's: a lump), its periods count as perf's samples, one a period, would have
+//   raised them over the raiser's last periods: a thread is credited with those that fall in its
+//   waits a wake credits and owes the others. A wake credits of a lump raised during the wait
+//   none of what falls before the wait and outside the thread's earlier waits; a settle credits
+//   of a lump raised while the thread ran what falls in its earlier waits
+//   (experiment/recent_lumps.h).
 // - At a sample or a non-blocking hook a thread pays only what it owes beyond one selected-line
 //   sample's worth (carry()). Delay is handed out a sample at a time, so threads that all run the
 //   selected line are each one sample ahead in turn: paying that at every hook serialised their
@@ -147,7 +153,10 @@ class DelayProtocol {
       t.block_epoch = epoch_count::epoch(word);
     }
   }
-  void wait_ended(ThreadDelays& t) { t.block_debt_ns = 0; }
+  void wait_ended(ThreadDelays& t) {
+    t.block_debt_ns = 0;
+    t.wake_cap_epoch = kNoEpoch;
+  }
   // Back from blocking on `key` (nullptr: the waker is unknown, credit up to the global total);
   // `woken`: another thread released it (a timeout earns nothing).
   void after_block(ThreadState& t, const void* key, bool woken);
@@ -176,10 +185,12 @@ class DelayProtocol {
   void blocking(ThreadState& t, bool keep_debt);
   // Gives the thread's own selected-line samples (and arrivals) to the ledger, paying nothing.
   void count_own(ThreadDelays& t) {
-    inserted(experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
+    inserted(t, experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
   }
-  // Holding a lock: pays what was run up since the outermost lock was taken (see the rules).
+  // Holding a lock: pays what was run up since the outermost lock was taken (see the rules), less
+  // what of the lumps fell in its earlier waits.
   void pay_run_up(ThreadDelays& t) {
+    forgive_lumps(t);
     pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
   }
   // The debt carried into the outermost lock that is still to be paid after its release.
@@ -202,13 +213,31 @@ class DelayProtocol {
     return experiment_.ledger.delay_ns() *
            std::max<uint64_t>(1, experiment_.sample_periods.load(std::memory_order_relaxed));
   }
+  // Notes that `t`'s samples raised the global total by `raised_ns` at `now` (a lump when that is
+  // several delays: experiment/recent_lumps.h).
+  void note_lump(ThreadDelays& t, uint64_t raised_ns, uint64_t now);
+  // Lumps other threads raised, as perf's samples would have raised their periods: the delays a
+  // wake must not credit (raised during the wait, falling before it where the thread was not
+  // blocked), and those to credit now (raised while it ran, falling in its earlier waits).
+  struct LumpShares {
+    uint64_t early_ns = 0;
+    uint64_t forgiven_ns = 0;
+  };
+  // Looks at the lumps `t` has not looked at; `blocked`: the wait that just ended (UINT64_MAX:
+  // none, or its start unknown).
+  LumpShares look_at_lumps(ThreadDelays& t, uint64_t blocked);
+  // Credits the thread with the share of the lumps raised while it ran that fell in its waits.
+  void forgive_lumps(ThreadDelays& t);
   // The virtual speedup this thread earned since it last asked.
   uint64_t own_speedup_ns(ThreadDelays& t);
   void pause(ThreadDelays& t, uint64_t ns);
-  void inserted(uint64_t ns) {
+  // `t`'s samples raised the global total by `ns`.
+  void inserted(ThreadDelays& t, uint64_t ns) {
     if (ns != 0) {
+      uint64_t now = env_.now_ns();
+      note_lump(t, ns, now);
       env_.inserted(ns);
-      experiment_.last_raise_ns.store(env_.now_ns(), std::memory_order_relaxed);
+      experiment_.last_raise_ns.store(now, std::memory_order_relaxed);
     }
   }
   // The credit of woken_by_member, at each settle (raises relayed later count too).

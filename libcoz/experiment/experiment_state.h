@@ -12,6 +12,7 @@
 #include <string>
 
 #include "experiment/delay_ledger.h"
+#include "experiment/recent_lumps.h"
 #include "experiment/relayed_raises.h"
 #include "line/line_table.h"
 
@@ -99,9 +100,25 @@ struct ExperimentState {
   // the scheduler's tick, 4 ms here: about 4; perf's, 1): one sample's delay is this many delay
   // sizes at once (delays/delay_protocol.h: what a thread may carry).
   std::atomic<uint32_t> sample_periods{1};
+  // A selected-line sample of the run stood for several periods (lumpy()).
+  std::atomic<bool> lumpy_samples{false};
   // The sampling period (a delay is this long at 100%), or 0: threads pay at most one delay per
   // period at samples and hooks (delays/delay_protocol.h: pauses in pieces); 0 pays at once.
   std::atomic<uint64_t> period_ns{0};
+  // Selected-line samples of several periods, with when each raised the total: a wake credits
+  // only the periods that fall within the wait (delays/delay_protocol.h).
+  RecentLumps lumps;
+
+  // Whether a selected-line sample of the run stood for several periods, and threads pay in
+  // pieces: waits are then timed, for the credit of their wakes (RecentLumps). Once set, for the
+  // rest of the run (the last sample's weight comes and goes).
+  bool lumpy() const {
+    return lumpy_samples.load(std::memory_order_relaxed) &&
+           period_ns.load(std::memory_order_relaxed) != 0;
+  }
+
+  // The length of a bucket of a thread's recent waits (threads/recent_waits.h).
+  uint64_t wait_bucket_ns() const { return period_ns.load(std::memory_order_relaxed) / 4; }
 
   void reset_arrivals() {
     arrival_speedup_ns.store(0, std::memory_order_relaxed);

@@ -14,7 +14,10 @@
 // signalling publishes its total on the primitive (a read of the slot when it already holds as
 // much, as it does after the first release in an experiment). A thread that owes nothing may also
 // block: nothing is paid before, and if the word is unchanged after, no credit can apply (a word
-// that changed meanwhile sends it to the full path's credit). A sample that arrives meanwhile is
+// that changed meanwhile sends it to the full path's credit); where samples come in lumps
+// (ExperimentState::lumpy) the wait also reads the clock as it begins and as it ends and notes
+// itself among the thread's recent waits, as the full path does (DelayProtocol::after_block),
+// since the credits of later lumps depend on it. A sample that arrives meanwhile is
 // handled by the signal handler as it would be between hooks; one that raises a total changes the
 // word, and the next hook takes the full path (hooks_api.h).
 //
@@ -88,9 +91,22 @@ inline bool owes_nothing(const Quiet& q) {
   return DelayLedger::owed_at(q.thread->quiet_word, q.thread->delays) == 0;
 }
 
-// Back from a wait on the fast path with the word unchanged. Holding a lock (cond_wait took it
-// again) counts as taking it afresh, owing nothing (DelayProtocol::after_block).
-inline void after_wait(ThreadState& t) {
+// Back from a wait on the fast path with the word unchanged (`woken`: another thread ended it).
+// Holding a lock (cond_wait took it again) counts as taking it afresh, owing nothing; a timed wait
+// is noted among the thread's recent waits (DelayProtocol::after_block).
+inline void after_wait(const Quiet& q, bool woken) {
+  ThreadState& t = *q.thread;
+  if (t.block_start_ns != 0) {
+    if (woken && !t.in_ledger) {
+      // Kept from the sample handler, which reads the waits (DelayProtocol::forgive_lumps).
+      t.in_ledger = true;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t.waits.add(t.block_start_ns, platform::monotonic_ns(), q.experiment->wait_bucket_ns());
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      t.in_ledger = false;
+    }
+    t.block_start_ns = 0;
+  }
   if (t.locks_held > 0) {
     t.lock_debt_ns = 0;
     t.lock_epoch = epoch_count::epoch(t.quiet_word);
@@ -98,9 +114,11 @@ inline void after_wait(ThreadState& t) {
 }
 
 // About to wait on the fast path: blocked in a wait a wake credits, as DelayProtocol::before_block
-// marks it (threads/progress_threads.h reads it as an experiment ends).
-inline void before_wait(ThreadState& t) {
-  t.show_blocked();
+// marks it (threads/progress_threads.h reads it as an experiment ends), timed where samples come
+// in lumps (DelayProtocol::blocking).
+inline void before_wait(const Quiet& q) {
+  q.thread->block_start_ns = q.experiment->lumpy() ? platform::monotonic_ns() : 0;
+  q.thread->show_blocked();
 }
 
 // A lock was taken on the fast path (DelayProtocol::lock_acquired at the quiet word).

@@ -97,7 +97,7 @@ inline void locked_slowly() {
 inline Quiet quiet_waiter() {
   Quiet q = quiet();
   if (q && quiet_hooks::owes_nothing(q)) {
-    quiet_hooks::before_wait(*q.thread);
+    quiet_hooks::before_wait(q);
     return q;
   }
   return Quiet{};
@@ -108,7 +108,7 @@ inline Quiet quiet_waiter() {
 inline bool after_quiet_wait(const Quiet& q, const void* key, bool woken, bool pay) {
   if (quiet_hooks::still_quiet(q)) {
     q.thread->blocked_now.store(false, std::memory_order_relaxed);
-    quiet_hooks::after_wait(*q.thread);
+    quiet_hooks::after_wait(q, woken);
     return true;
   }
   KeepErrno keep;
@@ -222,7 +222,7 @@ inline int took_lock(int rc) {
 // Waiting for a lock on the fast path (`q` from quiet_waiter(): nothing to pay before blocking).
 template <typename Call>
 inline int quiet_lock_wait(const Quiet& q, const void* key, Call&& call) {
-  quiet_hooks::before_wait(*q.thread);
+  quiet_hooks::before_wait(q);
   int result = call();
   // As after_block: a lock held is taken afresh.
   bool quiet_still = after_quiet_wait(q, key, acquired(result), false);
@@ -235,8 +235,8 @@ inline int quiet_lock_wait(const Quiet& q, const void* key, Call&& call) {
 // Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
 template <typename Call>
 inline int lock_waiting(const void* key, Call&& call) {
-  if (Quiet q = quiet_waiter()) {
-    return quiet_lock_wait(q, key, call);
+  if (Quiet q = quiet(); q && quiet_hooks::owes_nothing(q)) {
+    return quiet_lock_wait(q, key, call);  // which marks it blocked
   }
   if (!hooks_api::active()) {
     return call();

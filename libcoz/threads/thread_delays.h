@@ -10,11 +10,14 @@
 #include "experiment/delay_ledger.h"
 #include "points/progress_points.h"
 #include "sample/sampler.h"
+#include "threads/recent_waits.h"
 
 namespace coz {
 
 // ThreadDelays::quiet_word when the thread is not quiet (no ledger word takes this value).
 inline constexpr uint64_t kNotQuiet = ~0ull;
+// An epoch no experiment has.
+inline constexpr uint64_t kNoEpoch = ~0ull;
 
 struct ThreadDelays {
   LocalDelays delays;
@@ -35,8 +38,21 @@ struct ThreadDelays {
   uint64_t paused_ns = 0;           // time this thread spent paused for delays, in all
   uint64_t blocked_ns = 0;          // time an arrival thread spent blocked in interposed calls
   uint64_t block_start_ns = 0;      // when the thread last began to block, or 0
-  uint64_t block_debt_ns = 0;       // delays it still owed then (holding a lock; at a meeting)
-  uint64_t block_epoch = 0;         // the experiment that debt belongs to
+  // Lumps (experiment/recent_lumps.h): when this thread was lately blocked in waits a wake
+  // credits, how many lumps it has looked at, and its id on the lumps it raises.
+  RecentWaits waits;
+  uint64_t lumps_seen = 0;
+  pid_t raiser_id = 0;
+  // The cap on the credits of the wait that just ended (DelayProtocol::credit_woken), worked out
+  // at its first credit, and the experiment it belongs to (kNoEpoch: none yet).
+  uint64_t wake_cap_ns = 0;
+  uint64_t wake_cap_epoch = kNoEpoch;
+  // When its last sample signal came (or it began: CLOCK_MONOTONIC), and the one before: the
+  // start of the time a lump it raises stands for.
+  uint64_t last_signal_ns = 0;
+  uint64_t window_from_ns = 0;
+  uint64_t block_debt_ns = 0;  // delays it still owed then (holding a lock; at a meeting)
+  uint64_t block_epoch = 0;    // the experiment that debt belongs to
   // In a wait a wake credits (before_block to after_block: locks, condition variables, joins,
   // barriers, semaphores, COZ_PRE_BLOCK): read by the profiler thread as an experiment ends
   // (threads/progress_threads.h), which counts such a thread as credited.

@@ -1,6 +1,8 @@
 // Registry of profiled threads (see thread_registry.h).
 #include "threads/thread_registry.h"
 
+#include "base/platform.h"
+
 namespace coz {
 
 ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::string* error,
@@ -54,6 +56,11 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->member_wake_ns = s->member_wake_word = 0;
   s->blocked_ns = 0;
   s->block_start_ns = 0;
+  s->waits.clear();
+  s->lumps_seen = 0;
+  s->raiser_id = tid;
+  s->wake_cap_epoch = kNoEpoch;
+  s->last_signal_ns = s->window_from_ns = platform::monotonic_ns();
   s->blocked_now.store(false, std::memory_order_relaxed);
   s->visits_base = __atomic_load_n(&s->visits.count, __ATOMIC_RELAXED);
   s->visits_base_epoch = kVisitsSinceAttach;

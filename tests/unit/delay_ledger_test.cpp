@@ -9,6 +9,9 @@
 #include <thread>
 #include <vector>
 
+#include "experiment/recent_lumps.h"
+#include "threads/recent_waits.h"
+
 namespace coz {
 namespace {
 
@@ -250,6 +253,49 @@ TEST(DelayLedger, AWakeNeverForgivesWhatWasOwedBeforeBlocking) {
   LocalDelays other;  // a thread that owed nothing when it blocked is credited in full
   ledger.credit_to(other, producer.ns, UINT64_MAX, 0);
   EXPECT_EQ(ledger.take_owed(other), 0u);
+}
+
+TEST(RecentLumps, OnlyLumpsOfTheExperimentAmongThoseAskedForAreLookedAt) {
+  RecentLumps lumps;
+  lumps.add(7, 4, 11, 9000, 10000);  // looked at before
+  lumps.add(7, 5, 12, 9500, 10200);
+  lumps.add(6, 4, 11, 9000, 10100);   // another experiment's
+  lumps.add(7, 4, 11, 19000, 20000);  // not asked for yet
+  std::vector<std::vector<uint64_t>> seen;
+  auto look = [&](uint64_t from, uint64_t at, uint64_t periods, pid_t raiser) {
+    seen.push_back({from, at, periods, static_cast<uint64_t>(raiser)});
+  };
+  lumps.for_each(7, 1, 3, look);
+  EXPECT_EQ(seen, (std::vector<std::vector<uint64_t>>{{9500, 10200, 5, 12}}));
+  EXPECT_EQ(lumps.added(), 4u);
+  for (uint64_t i = 0; i < RecentLumps::kSlots; i++) {  // the oldest are written over
+    lumps.add(7, 2, 13, 29000 + i, 30000 + i);
+  }
+  seen.clear();
+  lumps.for_each(7, 0, 4, look);
+  EXPECT_TRUE(seen.empty());
+  lumps.for_each(7, 4, lumps.added(), look);
+  EXPECT_EQ(seen.size(), RecentLumps::kSlots);
+}
+
+TEST(RecentWaits, BlockedTimeIsKeptPerBucketAndReadInProportion) {
+  constexpr uint64_t kBucket = 250;
+  RecentWaits waits;
+  waits.add(1000, 1500, kBucket);  // two whole buckets
+  waits.add(1600, 1700, kBucket);
+  EXPECT_EQ(waits.blocked_between(0, 3000, kBucket), 600u);
+  EXPECT_EQ(waits.blocked_between(1000, 1250, kBucket), 250u);
+  EXPECT_EQ(waits.blocked_between(1500, 1750, kBucket), 100u) << "the bucket's blocked time";
+  EXPECT_EQ(waits.blocked_between(1500, 1625, kBucket), 50u) << "half the bucket, half its time";
+  EXPECT_EQ(waits.blocked_between(1500, 1500, kBucket), 0u);
+  // 32 buckets on, the oldest are written over and count as not blocked.
+  waits.add(1000 + 32 * kBucket, 1100 + 32 * kBucket, kBucket);
+  EXPECT_EQ(waits.blocked_between(0, 3000, kBucket), 350u);
+  // A wait longer than the buckets fills them all.
+  waits.add(100000, 200000, kBucket);
+  EXPECT_EQ(waits.blocked_between(0, 200000, kBucket), 32 * kBucket);
+  waits.clear();
+  EXPECT_EQ(waits.blocked_between(0, 200000, kBucket), 0u);
 }
 
 }  // namespace

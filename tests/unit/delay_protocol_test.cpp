@@ -62,11 +62,25 @@ class DelayProtocolTest : public ::testing::Test {
     begin(speedup_percent);
     experiment.period_ns.store(kMs);
     experiment.sample_periods.store(4);
+    experiment.lumpy_samples.store(true);
+  }
+  // `t` blocks from `from_ns` for `ns`, and `waker`, publishing its count, ends the wait.
+  void waits(ThreadState& t, uint64_t from_ns, uint64_t ns, ThreadState& waker) {
+    env.now = from_ns;
+    protocol.before_block(t);
+    env.now += ns;
+    protocol.before_wake(waker, &wait_key);
+    protocol.after_block(t, &wait_key, true);
   }
   // `n` samples in the selected line arrive for `t` and its signal handler runs.
   void sample(ThreadState& t, uint64_t n) {
     env.samples[&t] += n;
     protocol.on_signal(t);
+  }
+
+  DelayProtocolTest() {
+    a.raiser_id = 1;  // their ids on the lumps they raise
+    b.raiser_id = 2;
   }
 
   ExperimentState experiment;
@@ -75,6 +89,7 @@ class DelayProtocolTest : public ::testing::Test {
   ScriptedEnvironment env;
   DelayProtocol protocol{experiment, handoffs, amplify, env};
   ThreadState a, b;
+  int wait_key = 0;  // what waits() blocks on
 };
 
 TEST_F(DelayProtocolTest, ASpedUpLinePausesTheOtherThreadsOnly) {
@@ -386,6 +401,94 @@ TEST_F(DelayProtocolTest, AThreadPaysBeyondItsCarryAtOnceBeforeAMeeting) {
   sample(a, 8);
   protocol.before_meeting(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs});
+}
+
+TEST_F(DelayProtocolTest, AWakeCreditsOnlyTheLumpsPeriodsThatFallWithinTheWait) {
+  // A timer sample of four periods raised during a wait of 0.2 ms stands for the raiser's last
+  // four periods, 2.8 of them before the wait began: perf's samples would have raised those
+  // before it, and the waiter would have paid them. The wake credits the rest; those stay owed.
+  begin_paced(100);
+  env.now = 10 * kMs;
+  protocol.before_block(b);
+  env.now += kMs / 5;
+  sample(a, 4);
+  int key = 0;
+  protocol.before_wake(a, &key);  // a publishes 4 ms
+  protocol.after_block(b, &key, true);
+  EXPECT_EQ(experiment.ledger.owed(b.delays), 14 * kMs / 5);
+  // A wait as long as the lump's periods is credited all of them.
+  protocol.catch_up_fully(b);
+  protocol.before_block(b);
+  env.now += 5 * kMs;
+  sample(a, 4);
+  protocol.before_wake(a, &key);
+  protocol.after_block(b, &key, true);
+  EXPECT_EQ(experiment.ledger.owed(b.delays), 0u);
+}
+
+TEST_F(DelayProtocolTest, ALumpRaisedWhileAThreadRanForgivesTheShareThatFellInItsWaits) {
+  // b waited 2 ms, then ran 0.5 ms; a's sample of four periods comes then. Three of its periods
+  // stand for the 3 ms before it, two of them within b's wait: perf's samples would have raised
+  // those while b waited, and b's wake would have credited them.
+  begin_paced(100);
+  waits(b, 10 * kMs, 2 * kMs, a);  // nothing raised yet
+  env.now += kMs / 2;
+  sample(a, 4);
+  protocol.catch_up_fully(b);
+  EXPECT_EQ(env.slept_total(), 2 * kMs);
+}
+
+TEST_F(DelayProtocolTest, AThreadsOwnLumpsForgiveItNothing) {
+  begin_paced(100);
+  waits(a, 10 * kMs, 2 * kMs, b);
+  sample(a, 4);  // a's own lump, two thirds of its window in that wait
+  env.now += kMs / 2;
+  sample(b, 0);  // b's signal with no sample of the line: its next lump's window starts here
+  env.now += kMs / 2;
+  sample(b, 8);  // cancels a's four and raises four, none of them in a's wait
+  protocol.catch_up_fully(a);
+  EXPECT_EQ(env.slept_total(), 4 * kMs);
+}
+
+TEST_F(DelayProtocolTest, ANewExperimentsLumpsAreForgivenFromNothing) {
+  // What a thread took in the last experiment is not carried into a credit in the next.
+  begin_paced(100);
+  sample(a, 40);
+  waits(a, 10 * kMs, 2 * kMs, b);
+  begin_paced(100);
+  env.now += kMs / 2;
+  sample(b, 4);  // window 9.5 to 12.5 ms: 2 ms of it in a's wait
+  protocol.catch_up_fully(a);
+  EXPECT_EQ(env.slept_total(), 2 * kMs);
+}
+
+TEST_F(DelayProtocolTest, AWakeCreditsLumpsInTheThreadsEarlierWaits) {
+  // A lump raised during a short wait whose window reaches back into an earlier wait: that part
+  // is credited too, as the earlier wake would have credited it.
+  begin_paced(100);
+  waits(b, 10 * kMs, kMs, a);
+  env.now += kMs;
+  protocol.before_block(b);  // and again from 12 ms
+  env.now += kMs / 2;
+  sample(a, 4);  // window 9.5 to 12.5 ms: of its 2.5 ms before the wait, 1 ms in the first wait
+  protocol.before_wake(a, &wait_key);
+  protocol.after_block(b, &wait_key, true);
+  EXPECT_EQ(experiment.ledger.owed(b.delays), 3 * kMs / 2) << "the 1.5 ms b ran";
+}
+
+TEST_F(DelayProtocolTest, WithSamplesOfOnePeriodAWakeCreditsAllRaisedInTheWait) {
+  // perf's samples: each stands for its own moment, so none is before the wait.
+  begin(100);
+  experiment.period_ns.store(kMs);
+  protocol.before_block(b);
+  EXPECT_EQ(b.block_start_ns, 0u) << "nothing to time the wait for";
+  env.now += kMs / 5;
+  sample(a, 2);  // two samples drained at once
+  EXPECT_EQ(experiment.lumps.added(), 0u) << "not a lump";
+  int key = 0;
+  protocol.before_wake(a, &key);
+  protocol.after_block(b, &key, true);
+  EXPECT_EQ(experiment.ledger.owed(b.delays), 0u);
 }
 
 TEST_F(DelayProtocolTest, WithoutAPeriodAThreadPaysBeyondItsCarryAtOnce) {

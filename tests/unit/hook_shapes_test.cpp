@@ -3,6 +3,7 @@
 // at all when no runtime is active; and errno, after every shape, as the real call left it.
 #include <errno.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -274,6 +275,47 @@ TEST_F(QuietHooks, ATotalThatRisesDuringAWaitIsCreditedAsOnTheFullPath) {
   state.delays.ns = experiment.ledger.global_ns();
   EXPECT_TRUE(returns(waiting(&key, wait, returned_zero), 0));
   EXPECT_EQ(calls(), (Calls{"real", "after_block(woken)", "after_release"}));
+}
+
+TEST_F(QuietHooks, AWaitOnTheFastPathIsTimedWhereSamplesComeInLumps) {
+  // The wake's credit needs when the wait began (DelayProtocol::credit_woken, RecentLumps); with
+  // samples of one period it is not read.
+  state.delays.ns = 5000;
+  uint64_t started = 0;
+  auto wait = [&] {
+    started = state.block_start_ns;
+    others_run_ahead();
+    return real_call(0)();
+  };
+  EXPECT_TRUE(returns(waiting(&key, wait, returned_zero), 0));
+  EXPECT_EQ(started, 0u);
+  state.quiet_word = experiment.ledger.word();
+  state.delays.ns = experiment.ledger.global_ns();
+  experiment.period_ns.store(1000000);
+  experiment.lumpy_samples.store(true);
+  EXPECT_TRUE(returns(waiting(&key, wait, returned_zero), 0));
+  EXPECT_NE(started, 0u);
+  state.quiet_word = experiment.ledger.word();
+  state.delays.ns = experiment.ledger.global_ns();
+  auto slow = [this] {
+    usleep(2000);
+    return real_call(0)();
+  };
+  auto timing_out = [this] {
+    usleep(2000);
+    return real_call(ETIMEDOUT)();
+  };
+  uint64_t before = platform::monotonic_ns();
+  EXPECT_TRUE(returns(waiting(&key, slow, returned_zero), 0));
+  EXPECT_EQ(state.block_start_ns, 0u) << "a wait that ends quiet leaves no start behind";
+  uint64_t bucket = experiment.wait_bucket_ns();
+  uint64_t after = platform::monotonic_ns();
+  EXPECT_GE(state.waits.blocked_between(before, after, bucket), 1000000u)
+      << "it is one of the thread's recent waits";
+  state.waits.clear();
+  EXPECT_TRUE(returns(waiting(&key, timing_out, returned_zero), ETIMEDOUT));
+  EXPECT_EQ(state.waits.blocked_between(before, platform::monotonic_ns(), bucket), 0u)
+      << "a timed-out wait is not";
 }
 
 TEST_F(QuietHooks, OnceTheTotalRisesEveryShapeTakesTheFullPath) {
