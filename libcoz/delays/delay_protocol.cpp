@@ -126,7 +126,6 @@ void DelayProtocol::settle(ThreadDelays& t, uint64_t carry_ns, bool in_pieces) {
     local = t.delays.ns;
     global = experiment_.ledger.global_ns();
   }
-  forgive_lumps(t);
   uint64_t owed = 0;
   uint64_t period = experiment_.period_ns.load(std::memory_order_relaxed);
   if (!in_pieces || carry_ns == 0 || period == 0 || amplify_.on()) {
@@ -366,12 +365,9 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     if (t.wake_cap_epoch != epoch) {
       t.wake_cap_ns = UINT64_MAX;  // the wait's start unknown: as before lumps were looked at
       if (blocked != UINT64_MAX) {
-        LumpShares shares = look_at_lumps(t, blocked);
+        uint64_t early = early_lump_ns(t, blocked);
         uint64_t global = experiment_.ledger.global_ns();
-        t.wake_cap_ns = global > shares.early_ns ? global - shares.early_ns : 0;
-        if (shares.forgiven_ns != 0) {  // lumps from before the wait
-          experiment_.ledger.credit_by(t.delays, shares.forgiven_ns);
-        }
+        t.wake_cap_ns = global > early ? global - early : 0;
       }
       t.wake_cap_epoch = epoch;
     }

@@ -18,12 +18,9 @@
 //   a thread woken through that primitive is credited up to that count, but never forgiven what
 //   it owed when it blocked while holding a lock (block debt); under load amplification a credit
 //   is also capped by the time spent blocked. Where a sample stands for several periods (the
-//   timer sampler's: a lump), its periods count as perf's samples, one a period, would have
-//   raised them over the raiser's last periods: a thread is credited with those that fall in its
-//   waits a wake credits and owes the others. A wake credits of a lump raised during the wait
-//   none of what falls before the wait and outside the thread's earlier waits; a settle credits
-//   of a lump raised while the thread ran what falls in its earlier waits
-//   (experiment/recent_lumps.h).
+//   timer sampler's: a lump), a wake credits of a lump raised during the wait only the periods
+//   perf's samples, one a period, would have raised within it or within the thread's earlier
+//   waits, spread over the raiser's last periods; the rest stays owed (experiment/recent_lumps.h).
 // - At a sample or a non-blocking hook a thread pays only what it owes beyond one selected-line
 //   sample's worth (carry()). Delay is handed out a sample at a time, so threads that all run the
 //   selected line are each one sample ahead in turn: paying that at every hook serialised their
@@ -187,10 +184,8 @@ class DelayProtocol {
   void count_own(ThreadDelays& t) {
     inserted(t, experiment_.ledger.absorb(t.delays, own_speedup_ns(t)));
   }
-  // Holding a lock: pays what was run up since the outermost lock was taken (see the rules), less
-  // what of the lumps fell in its earlier waits.
+  // Holding a lock: pays what was run up since the outermost lock was taken (see the rules).
   void pay_run_up(ThreadDelays& t) {
-    forgive_lumps(t);
     pause(t, experiment_.ledger.take_owed(t.delays, lock_debt(t)));
   }
   // The debt carried into the outermost lock that is still to be paid after its release.
@@ -216,18 +211,10 @@ class DelayProtocol {
   // Notes that `t`'s samples raised the global total by `raised_ns` at `now` (a lump when that is
   // several delays: experiment/recent_lumps.h).
   void note_lump(ThreadDelays& t, uint64_t raised_ns, uint64_t now);
-  // Lumps other threads raised, as perf's samples would have raised their periods: the delays a
-  // wake must not credit (raised during the wait, falling before it where the thread was not
-  // blocked), and those to credit now (raised while it ran, falling in its earlier waits).
-  struct LumpShares {
-    uint64_t early_ns = 0;
-    uint64_t forgiven_ns = 0;
-  };
-  // Looks at the lumps `t` has not looked at; `blocked`: the wait that just ended (UINT64_MAX:
-  // none, or its start unknown).
-  LumpShares look_at_lumps(ThreadDelays& t, uint64_t blocked);
-  // Credits the thread with the share of the lumps raised while it ran that fell in its waits.
-  void forgive_lumps(ThreadDelays& t);
+  // Of the lumps other threads raised during the wait that just ended (`blocked` ns long), the
+  // delays that perf's samples would have raised before it began, while the thread ran
+  // (experiment/recent_lumps.h): what its wake must not credit. Marks the lumps looked at.
+  uint64_t early_lump_ns(ThreadDelays& t, uint64_t blocked);
   // The virtual speedup this thread earned since it last asked.
   uint64_t own_speedup_ns(ThreadDelays& t);
   void pause(ThreadDelays& t, uint64_t ns);

@@ -20,52 +20,36 @@ void DelayProtocol::note_lump(ThreadDelays& t, uint64_t raised_ns, uint64_t now)
   experiment_.lumps.add(experiment_.ledger.epoch(), periods, t.raiser_id, std::min(from, now), now);
 }
 
-DelayProtocol::LumpShares DelayProtocol::look_at_lumps(ThreadDelays& t, uint64_t blocked) {
+uint64_t DelayProtocol::early_lump_ns(ThreadDelays& t, uint64_t blocked) {
   // Each lump of k periods another thread raised stands for one period at its own moment (as
-  // perf's sample would) and k - 1 spread evenly over its window (experiment/recent_lumps.h).
-  // Of those the thread has not looked at yet: raised during the wait that just ended (`blocked`
-  // ns long; UINT64_MAX: none, or its start unknown), the part of the window before the wait and
-  // outside the thread's earlier waits is what the wake must not credit; raised while it ran,
-  // the part in its earlier waits is what their wakes would have credited.
-  LumpShares shares;
+  // perf's sample would) and k - 1 spread evenly over its window (experiment/recent_lumps.h). Of
+  // those raised during the wait that just ended (`blocked` ns long), the part of the window
+  // before the wait began and outside the thread's earlier waits is what the wake must not
+  // credit. (Lumps raised while the thread ran are owed whole, as before: spreading those over
+  // its earlier waits credited a worker beside a lock for periods its partner ran the line while
+  // it ran itself. docs/experiments.md, Lumps and wakes.)
   uint64_t period = experiment_.period_ns.load(std::memory_order_relaxed);
   uint64_t added = experiment_.lumps.added();
   if (period == 0 || amplify_.on() || added <= t.lumps_seen) {
-    return shares;
+    return 0;
   }
   uint64_t now = env_.now_ns();
-  uint64_t start = blocked != UINT64_MAX && now > blocked ? now - blocked : UINT64_MAX;
+  uint64_t start = now > blocked ? now - blocked : 0;
   uint64_t bucket = experiment_.wait_bucket_ns();
-  unsigned __int128 early = 0, forgiven = 0;  // window time, weighted by the periods it holds
+  unsigned __int128 early = 0;  // window time, weighted by the periods it holds
   uint64_t looked = experiment_.lumps.for_each(
       experiment_.ledger.epoch(), t.lumps_seen, added,
       [&](uint64_t from, uint64_t at, uint64_t periods, pid_t raiser) {
-        if (raiser == t.raiser_id || periods < 2 || from >= at) {
+        if (raiser == t.raiser_id || periods < 2 || from >= at || at <= start || from >= start) {
           return;
         }
-        unsigned __int128 per_ns = static_cast<unsigned __int128>(periods - 1) * period;
-        if (at > start) {
-          if (from < start) {
-            uint64_t before = start - from;
-            uint64_t unblocked =
-                before - std::min(before, t.waits.blocked_between(from, start, bucket));
-            early += unblocked * per_ns / (at - from);
-          }
-        } else {
-          forgiven += t.waits.blocked_between(from, at, bucket) * per_ns / (at - from);
-        }
+        uint64_t before = start - from;
+        uint64_t unblocked =
+            before - std::min(before, t.waits.blocked_between(from, start, bucket));
+        early += static_cast<unsigned __int128>(unblocked) * (periods - 1) * period / (at - from);
       });
   t.lumps_seen = std::max(t.lumps_seen, looked);
-  uint64_t delay = experiment_.ledger.delay_ns();
-  shares.early_ns = static_cast<uint64_t>(early * delay / period);
-  shares.forgiven_ns = static_cast<uint64_t>(forgiven * delay / period);
-  return shares;
-}
-
-void DelayProtocol::forgive_lumps(ThreadDelays& t) {
-  if (uint64_t forgiven = look_at_lumps(t, UINT64_MAX).forgiven_ns) {
-    experiment_.ledger.credit_by(t.delays, forgiven);
-  }
+  return static_cast<uint64_t>(early * experiment_.ledger.delay_ns() / period);
 }
 
 }  // namespace coz

@@ -106,15 +106,6 @@ void DelayLedger::credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain,
   }
 }
 
-void DelayLedger::credit_by(LocalDelays& local, uint64_t ns) {
-  uint64_t global = global_.load(std::memory_order_acquire);
-  sync_epoch(local, global);
-  uint64_t total = epoch_count::ns(global);
-  if (local.ns < total) {
-    local.ns = ns < total - local.ns ? local.ns + ns : total;
-  }
-}
-
 uint64_t DelayLedger::pause_for(LocalDelays& local, uint64_t want_ns) {
   int64_t want = static_cast<int64_t>(want_ns);
   if (local.excess_ns >= want) {

@@ -85,8 +85,6 @@ class DelayLedger {
   // waker that is unknown (COZ_POST_BLOCK), is `ns` = global_ns().
   void credit_to(LocalDelays& local, uint64_t ns, uint64_t max_gain = UINT64_MAX,
                  uint64_t kept_debt = 0);
-  // Credits the thread with `ns` more (in the current experiment), up to the global total.
-  void credit_by(LocalDelays& local, uint64_t ns);
   // The current experiment's epoch.
   uint64_t epoch() const { return epoch_count::epoch(global_.load(std::memory_order_acquire)); }
 

@@ -4,10 +4,9 @@
 // it. A lump of k periods raised at time t stands for the k delays perf's samples, one a period,
 // would have raised over the raiser's last k periods: one at t, and k - 1 spread over the k - 1
 // periods before t, or over the time since the raiser's previous signal when that is shorter (a
-// thread that began 1 ms before its first tick). A thread is credited with those that fall while
-// it was blocked in a wait a wake credits, and owes the others, as it would be and would owe with
-// perf's samples (DelayProtocol::credit_woken and forgive_lumps; docs/experiments.md, Lumps and
-// wakes).
+// thread that began 1 ms before its first tick). A wake credits of a lump raised during the
+// wait only the periods that fall within it or within the thread's earlier waits
+// (DelayProtocol::early_lump_ns; docs/experiments.md, Lumps and wakes).
 //
 // Writers: any thread, from a signal handler too; readers: a thread settling or back from a wait.
 // Lock-free, address-free (it lives in the run's shared memory) and async-signal-safe. Each slot

@@ -98,7 +98,7 @@ inline void after_wait(const Quiet& q, bool woken) {
   ThreadState& t = *q.thread;
   if (t.block_start_ns != 0) {
     if (woken && !t.in_ledger) {
-      // Kept from the sample handler, which reads the waits (DelayProtocol::forgive_lumps).
+      // Kept from the sample handler: a hook it runs in may read the waits (a wake's credit).
       t.in_ledger = true;
       std::atomic_signal_fence(std::memory_order_seq_cst);
       t.waits.add(t.block_start_ns, platform::monotonic_ns(), q.experiment->wait_bucket_ns());
