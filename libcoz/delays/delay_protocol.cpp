@@ -318,21 +318,13 @@ void DelayProtocol::after_block(ThreadState& t, const void* key, bool woken) {
     ledger_trace::note(&t, Event::kWake, woken, reinterpret_cast<uintptr_t>(key), t.delays.ns,
                        experiment_.ledger.global_ns());
   }
-  uint64_t lumps = experiment_.lumps.added();  // before the credit: raised during the wait
   if (woken && experiment_.ledger.active()) {
     credit_woken(t, key, blocked);
   }
-  if (woken) {
-    with_delays(t, [&] {
-      // What was raised during the wait its wake credited (credit_woken looked at it, or with its
-      // start unknown took it whole); a timeout's is looked at as raised while the thread ran.
-      // The wait, after its credit (which the earlier waits decide), is one the periods of the
-      // next lumps may fall in (a timeout's is not: no wake would have credited them).
-      t.lumps_seen = std::max(t.lumps_seen, lumps);
-      if (start != 0) {
-        t.waits.add(start, start + blocked, experiment_.wait_bucket_ns());
-      }
-    });
+  if (woken && start != 0) {
+    // After its credit, which the earlier waits decide: one of the waits the periods of the next
+    // lumps may fall in (a timeout's is not: no wake would have credited them).
+    t.waits.add(start, start + blocked, experiment_.wait_bucket_ns());
   }
   t.wake_cap_epoch = kNoEpoch;
   t.block_debt_ns = 0;
@@ -374,7 +366,7 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
     waker = std::min(waker, t.wake_cap_ns);
     // Kept until after_block (or wait_ended) clears it: a wait credited from two tables (a shared
     // futex: the run's, then this process's) keeps it through both.
-    uint64_t kept = t.block_epoch == experiment_.ledger.epoch() ? t.block_debt_ns : 0;
+    uint64_t kept = t.block_epoch == epoch ? t.block_debt_ns : 0;
     uint64_t before = t.delays.ns;
     experiment_.ledger.credit_to(t.delays, waker, amplify_.on() ? blocked : UINT64_MAX, kept);
     ledger_trace::note(&t, Event::kCredit, waker, before, t.delays.ns, kept);

@@ -97,13 +97,8 @@ inline bool owes_nothing(const Quiet& q) {
 inline void after_wait(const Quiet& q, bool woken) {
   ThreadState& t = *q.thread;
   if (t.block_start_ns != 0) {
-    if (woken && !t.in_ledger) {
-      // Kept from the sample handler: a hook it runs in may read the waits (a wake's credit).
-      t.in_ledger = true;
-      std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (woken) {
       t.waits.add(t.block_start_ns, platform::monotonic_ns(), q.experiment->wait_bucket_ns());
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      t.in_ledger = false;
     }
     t.block_start_ns = 0;
   }

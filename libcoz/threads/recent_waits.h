@@ -3,8 +3,8 @@
 // 32 buckets (8 periods): what the credit of a lump's periods needs (experiment/recent_lumps.h).
 // A bucket read only in part counts its blocked time in proportion.
 //
-// Threads: the thread's own, from its hooks (a sample handler that reads it while a hook adds a
-// wait reads one bucket's time half updated: a few microseconds of credit). Pure arithmetic.
+// Threads: the thread's own, from its hooks (added as a wait ends, read by the credit of the next
+// wake; the sample handler never reads it). Pure arithmetic.
 #pragma once
 
 #include <cstdint>
