@@ -4,16 +4,17 @@
 // totals; this class decides when each thread moves them.
 //
 // The rules:
-// - A thread pays what it owes before it blocks and after it releases. Holding a lock, it tells
-//   its debt apart by when it was run up. What it owed as it took its outermost lock (debt
-//   carried in) waits for the release: that selected-line time ran before it took the lock, and
-//   paying it inside would hold up every waiter in real time (the critical-section line itself).
-//   What other threads' selected-line runs add while it holds the lock is paid as it comes (at
-//   its samples) and before it releases or signals (a wait that ends holding a lock, cond_wait,
-//   counts as taking it afresh): in the virtual world those runs were faster, so this critical
-//   section is longer relative to them, and whoever waits on the lock must wait that much longer
-//   (work beside a dominating lock; deferring it past the release hid it entirely). Carried-in
-//   debt is paid holding a lock only once the debt passes kMaxDeferredNs.
+// - A thread pays what it owes before it blocks (for a lock, as at any hook: below) and after it
+//   releases. Holding a lock, it tells its debt apart by when it was run up. What it owed as it
+//   took its outermost lock (debt carried in) waits for the release: that selected-line time ran
+//   before it took the lock, and paying it inside would hold up every waiter in real time (the
+//   critical-section line itself). What other threads' selected-line runs add while it holds
+//   the lock is paid as it comes (at its samples) and before it releases or signals (a wait that
+//   ends holding a lock, cond_wait, counts as taking it afresh): in the virtual world those runs
+//   were faster, so this critical section is longer relative to them, and whoever waits on the
+//   lock must wait that much longer (work beside a dominating lock; deferring it past the release
+//   hid it entirely). Carried-in debt is paid holding a lock only once the debt passes
+//   kMaxDeferredNs.
 // - A thread about to release or signal publishes its count on the primitive (handoff_table.h);
 //   a thread woken through that primitive is credited up to that count, but never forgiven what
 //   it owed when it blocked while holding a lock (block debt); under load amplification a credit
@@ -39,7 +40,11 @@
 //   waker's count, which would forgive what it ran up before. At a meeting (a barrier) it carries
 //   the sample's worth into the wait instead, and the wake's credit never forgives it (block
 //   debt): paying it all there turned every sample of a line that threads meeting each round all
-//   run into a pause on the critical path (docs/experiments.md, Meetings).
+//   run into a pause on the critical path (docs/experiments.md, Meetings). Before it waits for a
+//   lock, where the selected line runs outside any lock, it pays as at any hook and carries the
+//   rest into the lock, as into a free one, the wait keeping it as block debt: paid all first,
+//   that was a pause of up to twice the carry before a wait of microseconds (docs/
+//   experiments.md, Lock waits).
 // - A thread that settled with no lock held is quiet until the ledger's word changes (or, owing a
 //   paced remainder, until its next piece is due): its hooks
 //   take the fast path (quiet_hooks.h), which only notes lock debt and publishes.
@@ -111,6 +116,10 @@ class DelayProtocol {
   // About to block: pays what is owed (or keeps it as block debt when a lock is held) and notes
   // the time.
   void before_block(ThreadState& t);
+  // About to wait for a lock (a mutex or read-write lock): where the selected line runs outside
+  // any lock, pays as at any hook and carries the rest into the lock as if it were free, kept
+  // through the wait as block debt; elsewhere as before_block.
+  void before_lock_block(ThreadState& t);
   // About to wait at a meeting (a barrier, an OpenMP region's end): pays beyond one sample's
   // worth and keeps the rest as block debt that no credit forgives.
   void before_meeting(ThreadState& t);
@@ -223,6 +232,7 @@ class DelayProtocol {
     if (ns != 0) {
       uint64_t now = env_.now_ns();
       note_lump(t, ns, now);
+      experiment_.note_raise(ns, t.locks_held > 0);
       env_.inserted(ns);
       experiment_.last_raise_ns.store(now, std::memory_order_relaxed);
     }

@@ -117,6 +117,28 @@ struct ExperimentState {
            period_ns.load(std::memory_order_relaxed) != 0;
   }
 
+  // The delay the experiment's selected-line samples raised, and how much of it by threads that
+  // held a lock (a mutex or read-write lock) as they raised it.
+  std::atomic<uint64_t> raised_ns{0};
+  std::atomic<uint64_t> raised_in_lock_ns{0};
+  void note_raise(uint64_t ns, bool in_lock) {
+    raised_ns.fetch_add(ns, std::memory_order_relaxed);
+    if (in_lock) {
+      raised_in_lock_ns.fetch_add(ns, std::memory_order_relaxed);
+    }
+  }
+  // Whether the selected line runs mostly outside any lock (most of its delay raised by threads
+  // holding none): a wait for a lock is then not a wait for the line (DelayProtocol::
+  // before_lock_block).
+  bool line_outside_locks() const {
+    uint64_t raised = raised_ns.load(std::memory_order_relaxed);
+    return raised != 0 && 2 * raised_in_lock_ns.load(std::memory_order_relaxed) < raised;
+  }
+  void reset_raises() {
+    raised_ns.store(0, std::memory_order_relaxed);
+    raised_in_lock_ns.store(0, std::memory_order_relaxed);
+  }
+
   // The length of a bucket of a thread's recent waits (threads/recent_waits.h).
   uint64_t wait_bucket_ns() const { return period_ns.load(std::memory_order_relaxed) / 4; }
 

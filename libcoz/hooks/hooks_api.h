@@ -38,6 +38,9 @@ bool active();
 // lock_acquired()/lock_released(): a lock is held / one fewer; debt carried into a lock waits for
 // the last release.
 // before_block(): about to block; pays in full (unless a lock is held) and notes the time.
+// before_lock_block(): about to wait for a lock (a mutex or read-write lock); where the selected
+// line runs outside any lock, pays as at any hook and carries the rest into the lock, kept
+// through the wait; elsewhere as before_block().
 // before_meeting(): about to wait at a meeting (a barrier); pays beyond one sample's worth and
 // keeps the rest owed through the wait.
 // after_block(key, woken): back from waiting on `key` (nullptr: the waker is unknown, as for
@@ -51,6 +54,7 @@ void after_release();
 void lock_acquired();
 void lock_released();
 void before_block();
+void before_lock_block();
 void before_meeting();
 void after_block(const void* key, bool woken);
 void catch_up();

@@ -1,12 +1,12 @@
 // Shared shapes of the blocking and waking hooks (section 5.2.5.4, with the delay-count handoff
-// of experiment/handoff_table.h): a thread pays what it owes before it blocks, but never while it
-// holds a lock; a thread about to release or signal a primitive publishes its delay count on it
-// and pays once it has released the lock; a thread that another thread released from a wait is
-// credited up to the count that thread published. Each
-// hook is a short forwarder built from these; with no active runtime they only call the real
-// function. Every shape leaves errno as the real call left it: the runtime's calls after it (a
-// delay's sleep, say) may change errno, so each shape keeps it (KeepErrno) from the real call
-// until it returns.
+// of experiment/handoff_table.h): a thread pays what it owes before it blocks (for a lock, what
+// it would pay at any hook: the rest goes into the lock), but never while it holds a lock; a thread
+// about to release or signal a primitive publishes its delay count on it and pays once it has
+// released the lock; a thread that another thread released from a wait is credited up to the count
+// that thread published. Each hook is a short forwarder built from these; with no active runtime
+// they only call the real function. Every shape leaves errno as the real call left it: the
+// runtime's calls after it (a delay's sleep, say) may change errno, so each shape keeps it
+// (KeepErrno) from the real call until it returns.
 #pragma once
 
 #include <errno.h>
@@ -241,13 +241,13 @@ inline int lock_waiting(const void* key, Call&& call) {
   if (!hooks_api::active()) {
     return call();
   }
-  hooks_api::before_block();
+  hooks_api::before_lock_block();
   int result = call();
   KeepErrno keep;
-  hooks_api::after_block(key, acquired(result));
   if (acquired(result)) {
-    hooks_api::lock_acquired();
+    hooks_api::lock_acquired();  // before the credit, as in locking()
   }
+  hooks_api::after_block(key, acquired(result));
   return result;
 }
 
@@ -267,7 +267,7 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
       }
       return result;
     }
-    // It would block owing delays: the full path below, which pays before blocking.
+    // It would block owing delays: the full path below.
   } else if (!hooks_api::active()) {
     return block();
   } else {
@@ -280,13 +280,16 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
     }
     return result;
   }
-  hooks_api::before_block();  // pay before blocking, unless another lock is held
+  // Pays as at any hook and carries the rest into the lock (DelayProtocol::before_lock_block).
+  hooks_api::before_lock_block();
   result = block();
   KeepErrno keep;
-  hooks_api::after_block(key, acquired(result));
   if (acquired(result)) {
+    // Counted held before the credit, which then notes what it carries in (after_block): a
+    // signal in between pays none of that inside the critical section.
     hooks_api::lock_acquired();
   }
+  hooks_api::after_block(key, acquired(result));
   return result;
 }
 

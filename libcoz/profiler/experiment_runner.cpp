@@ -130,6 +130,7 @@ void ExperimentRunner::begin(const Choice& line, int speedup) {
   open_.points = snapshot();
   state_.selected_samples.store(0, std::memory_order_relaxed);
   state_.reset_arrivals();
+  state_.reset_raises();
   state_.started_ns.store(platform::monotonic_ns(), std::memory_order_relaxed);
   state_.sample_periods.store(1, std::memory_order_relaxed);  // until its first selected sample
   state_.period_ns.store(settings_.sampling_period_ns, std::memory_order_relaxed);

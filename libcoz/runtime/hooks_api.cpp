@@ -75,6 +75,9 @@ void lock_released() {
 void before_block() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.before_block(t); });
 }
+void before_lock_block() {
+  with_thread([](DelayProtocol& p, ThreadState& t) { p.before_lock_block(t); });
+}
 void before_meeting() {
   with_thread([](DelayProtocol& p, ThreadState& t) { p.before_meeting(t); });
 }

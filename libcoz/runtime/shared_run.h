@@ -24,7 +24,7 @@
 namespace coz {
 
 struct SharedRun {
-  static constexpr uint64_t kMagic = 0x35757272756e7a63ull;  // a version: change with the layout
+  static constexpr uint64_t kMagic = 0x36757272756e7a63ull;  // a version: change with the layout
   uint64_t magic = kMagic;
   uint64_t size = sizeof(SharedRun);
   std::atomic<int32_t> root_pid{0};

@@ -51,7 +51,8 @@ struct ThreadDelays {
   // start of the time a lump it raises stands for.
   uint64_t last_signal_ns = 0;
   uint64_t window_from_ns = 0;
-  uint64_t block_debt_ns = 0;  // delays it still owed then (holding a lock; at a meeting)
+  uint64_t block_debt_ns = 0;  // still owed as it blocked (holding a lock; at a meeting; for a
+                               // lock), less what a signal paid of it since
   uint64_t block_epoch = 0;    // the experiment that debt belongs to
   // In a wait a wake credits (before_block to after_block: locks, condition variables, joins,
   // barriers, semaphores, COZ_PRE_BLOCK): read by the profiler thread as an experiment ends

@@ -394,6 +394,64 @@ TEST_F(DelayProtocolTest, APieceDueAlreadyLeavesTheThreadOffTheFastPath) {
   EXPECT_EQ(env.slept, (std::vector<uint64_t>{kMs, kMs}));
 }
 
+TEST_F(DelayProtocolTest, BeforeWaitingForALockAThreadPaysAsAtAnyHookAndCarriesTheRestIn) {
+  // 8 ms owed at 100%: a piece (1 ms), and the rest carried into the lock as into a free one,
+  // kept through the wait (a wake never forgives it) and paid after the release.
+  begin_paced(100);
+  env.now = 10 * kMs;
+  sample(a, 8);
+  EXPECT_TRUE(experiment.line_outside_locks());
+  protocol.before_lock_block(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs});
+  env.now += kMs / 10;
+  int key = 0;
+  protocol.before_wake(a, &key);  // a publishes 8 ms
+  protocol.lock_acquired(b);      // the hooks count the lock held before the credit
+  protocol.after_block(b, &key, true);
+  EXPECT_EQ(experiment.ledger.owed(b.delays), 7 * kMs) << "not forgiven by the wake";
+  EXPECT_EQ(b.lock_debt_ns, 7 * kMs) << "the lock's carried-in debt";
+  int lock = 0;
+  protocol.before_wake(b, &lock);  // its unlock: nothing paid inside
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs});
+  protocol.lock_released(b);
+  env.now += kMs;
+  protocol.catch_up(b);  // after the release: in pieces, as at any hook
+  EXPECT_EQ(env.slept, (std::vector<uint64_t>{kMs, kMs}));
+}
+
+TEST_F(DelayProtocolTest, WhatASignalPaysDuringALockWaitIsNotChargedAgainAtTheWake) {
+  begin_paced(100);
+  env.now = 10 * kMs;
+  sample(a, 8);
+  protocol.before_lock_block(b);  // pays a piece, carries 7 ms in
+  env.now += kMs + kMs / 10;
+  sample(b, 0);  // a signal during the wait (the lock's spinning): its next piece
+  EXPECT_EQ(env.slept, (std::vector<uint64_t>{kMs, kMs}));
+  sample(a, 4);  // 4 ms more while b waits: the wake's to credit
+  int key = 0;
+  protocol.before_wake(a, &key);
+  protocol.after_block(b, &key, true);
+  EXPECT_EQ(experiment.ledger.owed(b.delays), 6 * kMs) << "8 ms, less the two pieces";
+}
+
+TEST_F(DelayProtocolTest, WhereTheLineRunsHoldingALockAThreadPaysAllBeforeALockWait) {
+  // The line in a critical section: a waiter for a lock waits for it, and the wait hides what
+  // it pays first.
+  begin_paced(100);
+  protocol.lock_acquired(a);
+  sample(a, 8);
+  EXPECT_FALSE(experiment.line_outside_locks());
+  protocol.before_lock_block(b);
+  EXPECT_EQ(env.slept_total(), 8 * kMs);
+}
+
+TEST_F(DelayProtocolTest, BeforeOtherWaitsAThreadPaysAll) {
+  begin_paced(100);
+  sample(a, 8);
+  protocol.before_block(b);
+  EXPECT_EQ(env.slept_total(), 8 * kMs);
+}
+
 TEST_F(DelayProtocolTest, AThreadPaysBeyondItsCarryAtOnceBeforeAMeeting) {
   // What it carries into a meeting stays a sample's worth, paced or not (the barrier loop read
   // worse carrying two).

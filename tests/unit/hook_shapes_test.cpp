@@ -41,6 +41,9 @@ void lock_released() {
 void before_block() {
   record("before_block");
 }
+void before_lock_block() {
+  record("before_lock_block");
+}
 void before_meeting() {
   record("before_meeting");
 }
@@ -120,7 +123,7 @@ TEST_F(HookShapes, ATryLockThatFailsChangesNothing) {
 TEST_F(HookShapes, AContendedLockPaysBlocksIsCreditedThenHoldsTheLock) {
   EXPECT_TRUE(returns(locking(&key, real_call(EBUSY), EBUSY, real_call(0)), 0));
   EXPECT_EQ(calls(),
-            (Calls{"real", "before_block", "real", "after_block(woken)", "lock_acquired"}));
+            (Calls{"real", "before_lock_block", "real", "lock_acquired", "after_block(woken)"}));
 }
 
 TEST_F(HookShapes, UnlockingPublishesReleasesThenPays) {
@@ -151,10 +154,10 @@ TEST_F(HookShapes, ATimedOutWaitIsNotCreditedAndKeepsItsErrno) {
 
 TEST_F(HookShapes, ATimedLockHoldsTheLockOnlyWhenItGotIt) {
   EXPECT_TRUE(returns(lock_waiting(&key, real_call(0)), 0));
-  EXPECT_EQ(calls(), (Calls{"before_block", "real", "after_block(woken)", "lock_acquired"}));
+  EXPECT_EQ(calls(), (Calls{"before_lock_block", "real", "lock_acquired", "after_block(woken)"}));
   hooks_api::g_calls.clear();
   EXPECT_TRUE(returns(lock_waiting(&key, real_call(ETIMEDOUT)), ETIMEDOUT));
-  EXPECT_EQ(calls(), (Calls{"before_block", "real", "after_block(not woken)"}));
+  EXPECT_EQ(calls(), (Calls{"before_lock_block", "real", "after_block(not woken)"}));
 }
 
 TEST_F(HookShapes, ASemaphoreTakenAtOnceWaitedForNobody) {
@@ -247,7 +250,7 @@ TEST_F(QuietHooks, SignallingAndReleasingPublishOnly) {
 TEST_F(QuietHooks, AContendedLockTakesTheFullPath) {
   EXPECT_TRUE(returns(locking(&key, real_call(EBUSY), EBUSY, real_call(0)), 0));
   EXPECT_EQ(calls(),
-            (Calls{"real", "before_block", "real", "after_block(woken)", "lock_acquired"}));
+            (Calls{"real", "before_lock_block", "real", "lock_acquired", "after_block(woken)"}));
 }
 
 TEST_F(QuietHooks, AThreadOwingNothingWaitsOnTheFastPath) {
