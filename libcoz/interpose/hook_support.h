@@ -232,6 +232,22 @@ inline int quiet_lock_wait(const Quiet& q, const void* key, Call&& call) {
   return result;
 }
 
+// The full path of a wait for a lock: pays as at any hook and carries the rest into the lock
+// (DelayProtocol::before_lock_block). On success the lock is counted held before the credit, which
+// then notes what the thread carries in (after_block): a signal in between pays none of that
+// inside the critical section.
+template <typename Call>
+inline int wait_for_lock(const void* key, Call&& call) {
+  hooks_api::before_lock_block();
+  int result = call();
+  KeepErrno keep;
+  if (acquired(result)) {
+    hooks_api::lock_acquired();
+  }
+  hooks_api::after_block(key, acquired(result));
+  return result;
+}
+
 // Waiting for a lock (timed lock variants): as waiting, and on success the thread holds it.
 template <typename Call>
 inline int lock_waiting(const void* key, Call&& call) {
@@ -241,14 +257,7 @@ inline int lock_waiting(const void* key, Call&& call) {
   if (!hooks_api::active()) {
     return call();
   }
-  hooks_api::before_lock_block();
-  int result = call();
-  KeepErrno keep;
-  if (acquired(result)) {
-    hooks_api::lock_acquired();  // before the credit, as in locking()
-  }
-  hooks_api::after_block(key, acquired(result));
-  return result;
+  return wait_for_lock(key, call);
 }
 
 // A lock: an uncontended acquisition waited for nobody; otherwise wait as above. `busy` is the
@@ -280,17 +289,7 @@ inline int locking(const void* key, Try&& attempt, int busy, Block&& block) {
     }
     return result;
   }
-  // Pays as at any hook and carries the rest into the lock (DelayProtocol::before_lock_block).
-  hooks_api::before_lock_block();
-  result = block();
-  KeepErrno keep;
-  if (acquired(result)) {
-    // Counted held before the credit, which then notes what it carries in (after_block): a
-    // signal in between pays none of that inside the critical section.
-    hooks_api::lock_acquired();
-  }
-  hooks_api::after_block(key, acquired(result));
-  return result;
+  return wait_for_lock(key, block);
 }
 
 // A wait that tries first without blocking (sem_wait): an immediate success waited for nobody;
