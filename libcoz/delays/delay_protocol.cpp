@@ -47,11 +47,11 @@ void DelayProtocol::on_signal(ThreadState& t) {
       pay_run_up(t);
       return;
     }
-    settle(t, carry(), false);
-    note_lock_debt(t);  // what is left (a sample's worth) is all it carries now
+    settle(t, carry(t), false);
+    note_lock_debt(t);  // what is left (its carry) is all it carries now
     return;
   }
-  settle(t, carry(), true);
+  settle(t, carry(t), true);
   note_quiet(t, word);
 }
 
@@ -65,17 +65,18 @@ void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
     return;
   }
   uint64_t owed = DelayLedger::owed_at(word, t.delays);
-  uint64_t carry_ns = carry();
+  uint64_t carry_ns = carry(t);
   if (owed <= carry_ns) {
     t.piece_due = 0;
     t.quiet_word = word;
     return;
   }
-  // What is left is paced (never more than twice the carry): quiet until the next piece is due.
-  // Otherwise (the piece is due already) not quiet, even at a word it was quiet at before.
+  // What is left is paced (no more than a sample's worth beyond the carry): quiet until the next
+  // piece is due. Otherwise (the piece is due already) not quiet, even at a word it was quiet at
+  // before.
   uint64_t now = env_.now_ns();
-  if (experiment_.period_ns.load(std::memory_order_relaxed) != 0 && owed <= 2 * carry_ns &&
-      t.next_piece_ns > now) {
+  if (experiment_.period_ns.load(std::memory_order_relaxed) != 0 &&
+      owed <= carry_ns + sample_worth() && t.next_piece_ns > now) {
     t.piece_due = env_.deadline_after(t.next_piece_ns - now);
     t.quiet_word = word;
   } else {
@@ -85,6 +86,9 @@ void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
 
 uint64_t DelayProtocol::own_speedup_ns(ThreadDelays& t) {
   uint64_t ns = t.pending_selected * experiment_.ledger.delay_ns();
+  if (ns != 0 && experiment_.ledger.active()) {
+    t.selected_epoch = experiment_.ledger.epoch();
+  }
   t.pending_selected = 0;
   if (t.arrivals && amplify_.on()) {
     uint64_t arrivals = 0;
@@ -151,15 +155,16 @@ uint64_t DelayProtocol::take_paced(ThreadDelays& t, uint64_t carry_ns, uint64_t 
     return 0;
   }
   uint64_t beyond = owed - carry_ns;
-  uint64_t pay = beyond > carry_ns ? beyond - carry_ns : 0;  // beyond two samples' worth: at once
+  uint64_t worth = sample_worth();
+  uint64_t pay = beyond > worth ? beyond - worth : 0;  // beyond a sample's worth more: at once
   uint64_t now = env_.now_ns();
   if (now >= t.next_piece_ns) {
     pay = std::min(beyond, pay + experiment_.ledger.delay_ns());
     // One delay a period pays one thread's samples of the line as they come; owing more than a
     // sample's worth beyond the carry (several threads run the line), the pieces come faster.
     uint64_t gap =
-        beyond > carry_ns
-            ? static_cast<uint64_t>(static_cast<unsigned __int128>(period_ns) * carry_ns / beyond)
+        beyond > worth
+            ? static_cast<uint64_t>(static_cast<unsigned __int128>(period_ns) * worth / beyond)
             : period_ns;
     t.next_piece_ns = now + gap;
   }
@@ -212,7 +217,7 @@ void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces) 
 }
 
 void DelayProtocol::catch_up(ThreadState& t) {
-  catch_up(t, carry(), true);
+  catch_up(t, carry(t), true);
 }
 
 void DelayProtocol::catch_up_fully(ThreadState& t) {
@@ -273,7 +278,7 @@ void DelayProtocol::before_lock_block(ThreadState& t) {
     before_block(t);
     return;
   }
-  catch_up(t, carry(), true);
+  catch_up(t, carry(t), true);
   blocking(t, true);
 }
 
@@ -283,7 +288,7 @@ void DelayProtocol::before_meeting(ThreadState& t) {
   // selected line paid for each other's samples at every meeting, before their own samples of the
   // line came to cancel them, and each such pause held up the whole meeting (docs/experiments.md,
   // Meetings). Not in pieces: what it carries into the wait is a sample's worth at most.
-  catch_up(t, carry(), false);
+  catch_up(t, carry(t), false);
   blocking(t, true);
 }
 

@@ -22,19 +22,23 @@
 //   timer sampler's: a lump), a wake credits of a lump raised during the wait only the periods
 //   perf's samples, one a period, would have raised within it or within the thread's earlier
 //   waits, spread over the raiser's last periods; the rest stays owed (experiment/recent_lumps.h).
-// - At a sample or a non-blocking hook a thread pays only what it owes beyond one selected-line
-//   sample's worth (carry()). Delay is handed out a sample at a time, so threads that all run the
-//   selected line are each one sample ahead in turn: paying that at every hook serialised their
-//   pauses wherever they meet often (barriers thousands of times a second) and hid most of a
-//   parallel speedup. The carry absorbs that turn-taking. A sample's worth is what one signal
-//   hands out (ExperimentState::sample_periods: the timer sampler's signals stand for several
-//   periods).
+// - At a sample or a non-blocking hook a thread that runs the selected line pays only what it
+//   owes beyond one selected-line sample's worth (carry). Delay is handed out a sample at a
+//   time, so threads that all run the selected line are each one sample ahead in turn: paying
+//   that at every hook serialised their pauses wherever they meet often (barriers thousands of
+//   times a second) and hid most of a parallel speedup. The carry absorbs that turn-taking. A
+//   sample's worth is what one signal hands out (ExperimentState::sample_periods: the timer
+//   sampler's signals stand for several periods). A thread whose own samples have not fallen in
+//   the line in this experiment takes no turns: it carries one delay (a sample's worth with
+//   perf's samples). Carrying four with the timer held its pauses back by a tick, and between
+//   them it ran ahead of the virtual schedule (docs/experiments.md, The carry of a thread that
+//   does not run the line).
 // - What it owes beyond the carry it pays in pieces (take_paced): one delay (a period's speedup)
 //   at most once a period, the rate at which one thread running the selected line hands them
-//   out, and what is beyond twice the carry at once. The timer sampler hands out four delays at
-//   a tick; paid in one pause (2 ms at 50%), they stalled whoever waited on the paying thread,
-//   which the virtual speedup does not (a bounded queue's producer behind a consumer that paused
-//   longer than the queue lasts: docs/experiments.md, Pauses in pieces). Between pieces the
+//   out, and what is beyond that and a sample's worth at once. The timer sampler hands out four
+//   delays at a tick; paid in one pause (2 ms at 50%), they stalled whoever waited on the paying
+//   thread, which the virtual speedup does not (a bounded queue's producer behind a consumer that
+//   paused longer than the queue lasts: docs/experiments.md, Pauses in pieces). Between pieces the
 //   thread stays quiet (below) until the next is due. Before it blocks, and in
 //   catch_up_fully() (after a sleep, at exit), it pays all: a wake may credit it up to its
 //   waker's count, which would forgive what it ran up before. At a meeting (a barrier) it carries
@@ -180,7 +184,8 @@ class DelayProtocol {
   // beyond `carry_ns`: `in_pieces`, paced (take_paced), else at once.
   void settle(ThreadDelays& t, uint64_t carry_ns, bool in_pieces);
   // Takes what a thread paying at a sample or a hook pays now of its debt beyond `carry_ns`: one
-  // delay at most once a period (pauses in pieces), and at once what is beyond twice the carry.
+  // delay at most once a period (pauses in pieces), and at once what is beyond that and a
+  // sample's worth.
   uint64_t take_paced(ThreadDelays& t, uint64_t carry_ns, uint64_t period_ns);
   // Marks the thread quiet at `word` (read before it settled) when it may take the hooks' fast
   // path (hooks/quiet_hooks.h) until the word changes.
@@ -210,12 +215,17 @@ class DelayProtocol {
   // caller already inside with_delays).
   void note_lock_debt(ThreadDelays& t);
   void note_lock_debt_now(ThreadDelays& t);
-  // What a thread may leave owed when it pays at a sample or a hook: one selected-line sample's
-  // worth (see the rules above), which is several delay sizes where one signal stands for several
-  // sampling periods (the timer sampler's, at the scheduler's tick).
-  uint64_t carry() const {
+  // What one selected-line sample hands out: several delay sizes where one signal stands for
+  // several sampling periods (the timer sampler's, at the scheduler's tick).
+  uint64_t sample_worth() const {
     return experiment_.ledger.delay_ns() *
            std::max<uint64_t>(1, experiment_.sample_periods.load(std::memory_order_relaxed));
+  }
+  // What `t` may leave owed when it pays at a sample or a hook (see the rules above): a sample's
+  // worth where its own samples fell in the selected line in this experiment, else one delay.
+  uint64_t carry(const ThreadDelays& t) const {
+    bool runs_line = t.selected_epoch == experiment_.ledger.epoch() || t.pending_selected != 0;
+    return runs_line ? sample_worth() : experiment_.ledger.delay_ns();
   }
   // Notes that `t`'s samples raised the global total by `raised_ns` at `now` (a lump when that is
   // several delays: experiment/recent_lumps.h).

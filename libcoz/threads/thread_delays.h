@@ -27,6 +27,9 @@ struct ThreadDelays {
   // protocol.
   uint64_t quiet_word = kNotQuiet;
   uint64_t pending_selected = 0;  // selected-line samples not yet given to the ledger
+  // The experiment (ledger epoch) in which this thread's own samples last fell in the selected
+  // line: such a thread carries a sample's worth (DelayProtocol::carry), any other one delay.
+  uint64_t selected_epoch = kNoEpoch;
   // Paced pauses (DelayProtocol::take_paced): the earliest time (CLOCK_MONOTONIC) it pays its next
   // piece, and, while it is quiet owing more than the carry, that time on the hooks' clock
   // (base/fast_clock.h), from which on the fast path gives way to the full one; else 0.

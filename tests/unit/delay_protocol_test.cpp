@@ -72,6 +72,9 @@ class DelayProtocolTest : public ::testing::Test {
     protocol.before_wake(waker, &wait_key);
     protocol.after_block(t, &wait_key, true);
   }
+  // `t`'s own samples fell in the selected line in this experiment: it carries a sample's worth
+  // (DelayProtocol::carry), where a thread that does not run the line carries one delay.
+  void runs_line(ThreadState& t) { t.selected_epoch = experiment.ledger.epoch(); }
   // `n` samples in the selected line arrive for `t` and its signal handler runs.
   void sample(ThreadState& t, uint64_t n) {
     env.samples[&t] += n;
@@ -339,6 +342,7 @@ TEST_F(DelayProtocolTest, OneSamplesWorthIsWhatOneSignalHandsOut) {
   // sample of the line then owes the others four delays at once, and that lump is what they may
   // carry. With one period per sample (perf), three of them are paid at once.
   begin(100);
+  runs_line(b);
   experiment.sample_periods.store(4);
   sample(a, 4);
   protocol.catch_up(b);
@@ -353,6 +357,7 @@ TEST_F(DelayProtocolTest, PausesComeInPiecesOfOneDelayAPeriodApart) {
   // beyond its carry pays one delay a period at its samples and hooks, as it would have paid
   // them had they come a period at a time, not in one pause that stalls whoever waits on it.
   begin_paced(50);
+  runs_line(b);
   sample(a, 8);  // 4 ms owed: 2 ms beyond the carry
   protocol.catch_up(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2}) << "one delay";
@@ -368,11 +373,41 @@ TEST_F(DelayProtocolTest, PausesComeInPiecesOfOneDelayAPeriodApart) {
   EXPECT_EQ(env.slept_total(), 4 * kMs) << "before it blocks it still pays in full";
 }
 
+TEST_F(DelayProtocolTest, AThreadThatDoesNotRunTheLinePaysALumpInPiecesFromOneDelayOn) {
+  // Its own samples never cancel what it owes, so a sample's worth carried would only hold its
+  // pauses back by a tick: between them it ran ahead (a bounded queue's consumer drained the
+  // queue and waited item by item). It carries one delay, as with perf's samples, and pays the
+  // rest of a lump one delay a period.
+  begin_paced(50);
+  sample(a, 4);  // one timer signal: 2 ms owed
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2});
+  for (int i = 0; i < 3; i++) {
+    env.now += kMs;
+    protocol.catch_up(b);
+  }
+  EXPECT_EQ(env.slept, (std::vector<uint64_t>{kMs / 2, kMs / 2, kMs / 2}));
+  EXPECT_EQ(experiment.ledger.owed(b.delays), kMs / 2) << "one delay carried";
+  EXPECT_EQ(b.quiet_word, experiment.ledger.word());
+}
+
+TEST_F(DelayProtocolTest, AThreadCarriesASamplesWorthFromItsFirstSampleOfTheLineInAnExperiment) {
+  begin_paced(50);
+  sample(a, 4);  // 2 ms owed
+  sample(b, 1);  // its own sample cancels 0.5 ms; the rest is within a sample's worth
+  EXPECT_TRUE(env.slept.empty());
+  experiment.ledger.begin(kMs / 2);  // the next experiment: not yet
+  sample(a, 4);
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2});
+}
+
 TEST_F(DelayProtocolTest, OwingMoreThanTwoSamplesWorthPaysTheExcessAtOnce) {
   // Pieces of one delay a period keep up with one thread running the line. Owing more (several
   // threads run it, or the thread had no chance to pay), it pays what is beyond twice the carry
   // at once, with its piece.
   begin_paced(50);
+  runs_line(b);
   sample(a, 12);  // 6 ms owed: 4 ms beyond the carry, 2 ms beyond twice the carry
   protocol.catch_up(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs + kMs / 2});
@@ -385,6 +420,7 @@ TEST_F(DelayProtocolTest, APieceDueAlreadyLeavesTheThreadOffTheFastPath) {
   // At 100% a piece (1 ms) lasts as long as the gap to the next: once paid, the next is due, so
   // the thread is not quiet (ThreadDelays::quiet_word), even at a word it was quiet at before.
   begin_paced(100);
+  runs_line(b);
   sample(a, 8);  // 8 ms owed: 4 ms beyond the carry
   b.quiet_word = experiment.ledger.word();
   protocol.catch_up(b);
@@ -398,6 +434,7 @@ TEST_F(DelayProtocolTest, BeforeWaitingForALockAThreadPaysAsAtAnyHookAndCarriesT
   // 8 ms owed at 100%: a piece (1 ms), and the rest carried into the lock as into a free one,
   // kept through the wait (a wake never forgives it) and paid after the release.
   begin_paced(100);
+  runs_line(b);
   env.now = 10 * kMs;
   sample(a, 8);
   EXPECT_TRUE(experiment.line_outside_locks());
@@ -421,6 +458,7 @@ TEST_F(DelayProtocolTest, BeforeWaitingForALockAThreadPaysAsAtAnyHookAndCarriesT
 
 TEST_F(DelayProtocolTest, WhatASignalPaysDuringALockWaitIsNotChargedAgainAtTheWake) {
   begin_paced(100);
+  runs_line(b);
   env.now = 10 * kMs;
   sample(a, 8);
   protocol.before_lock_block(b);  // pays a piece, carries 7 ms in
@@ -456,6 +494,7 @@ TEST_F(DelayProtocolTest, AThreadPaysBeyondItsCarryAtOnceBeforeAMeeting) {
   // What it carries into a meeting stays a sample's worth, paced or not (the barrier loop read
   // worse carrying two).
   begin_paced(50);
+  runs_line(b);
   sample(a, 8);
   protocol.before_meeting(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{2 * kMs});
@@ -528,6 +567,7 @@ TEST_F(DelayProtocolTest, WithSamplesOfOnePeriodAWakeCreditsAllRaisedInTheWait) 
 TEST_F(DelayProtocolTest, WithoutAPeriodAThreadPaysBeyondItsCarryAtOnce) {
   // The pacing needs the sampling period (ExperimentState::period_ns); without one, as before.
   begin(50);
+  runs_line(b);
   experiment.sample_periods.store(4);
   sample(a, 8);
   protocol.catch_up(b);
