@@ -40,8 +40,8 @@ void SampleAttribution::count(const Sample& sample, void* arg) {
         self->experiment_.selected_samples.fetch_add(n - 1, std::memory_order_relaxed);
       }
       tally->selected += n;
-      // How many periods one selected-line sample hands out at once (what other threads may
-      // carry: DelayProtocol::carry). Written only when it changes.
+      // How many periods one selected-line sample hands out at once (what threads that run the
+      // line may carry: DelayProtocol::carry). Written only when it changes.
       std::atomic<uint32_t>& periods = self->experiment_.sample_periods;
       uint32_t weight = static_cast<uint32_t>(n < UINT32_MAX ? n : UINT32_MAX);
       if (periods.load(std::memory_order_relaxed) != weight) {

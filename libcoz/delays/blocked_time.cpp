@@ -204,7 +204,7 @@ uint64_t BlockedTime::after_wait(ThreadState& t, const wait_timing::Wait& wait, 
   uint64_t n_inside = static_cast<uint64_t>(static_cast<double>(n) * share + 0.5);
   if (attribution_.count_blocked(at, n, n_inside) && experiment_.ledger.active()) {
     uint64_t speedup = BlockedClock::speedup_ns(waited, period_ns_, experiment_.ledger.delay_ns());
-    delays_.absorb_own(t, static_cast<uint64_t>(static_cast<double>(speedup) * share));
+    delays_.absorb_own(t, static_cast<uint64_t>(static_cast<double>(speedup) * share), true);
   }
   return waited;
 }

@@ -56,7 +56,7 @@ void DelayProtocol::on_signal(ThreadState& t) {
 }
 
 void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
-  // Settled at `word` with no lock held: owes at most a sample's worth until the word changes, or
+  // Settled at `word` with no lock held: owes at most its carry until the word changes, or
   // a paced remainder until its next piece is due. Not under load amplification: arrivals earn
   // speedup at every hook, and a woken thread's credit is capped by the time it was blocked, which
   // the fast path does not measure.
@@ -86,9 +86,6 @@ void DelayProtocol::note_quiet(ThreadState& t, uint64_t word) {
 
 uint64_t DelayProtocol::own_speedup_ns(ThreadDelays& t) {
   uint64_t ns = t.pending_selected * experiment_.ledger.delay_ns();
-  if (ns != 0 && experiment_.ledger.active()) {
-    t.selected_epoch = experiment_.ledger.epoch();
-  }
   t.pending_selected = 0;
   if (t.arrivals && amplify_.on()) {
     uint64_t arrivals = 0;
@@ -112,6 +109,11 @@ uint64_t DelayProtocol::own_speedup_ns(ThreadDelays& t) {
         experiment_.arrivals_with_period.fetch_add(fresh, std::memory_order_relaxed);
       }
     }
+  }
+  if (ns != 0 && experiment_.ledger.active()) {
+    // Its own samples of the line (or arrivals under load amplification) cancel what it owes the
+    // others: it takes turns with them and carries a sample's worth (carry()).
+    t.selected_epoch = experiment_.ledger.epoch();
   }
   return ns;
 }
@@ -208,7 +210,7 @@ void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces) 
   with_delays(t, [&] {
     uint64_t word = experiment_.ledger.word();
     env_.collect(t);
-    settle(t, carry_ns, in_pieces);
+    settle(t, carry_ns == kOwnCarry ? carry(t) : carry_ns, in_pieces);
     note_quiet(t, word);
   });
   if (t.pending_selected != 0) {  // samples that arrived meanwhile
@@ -217,7 +219,7 @@ void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces) 
 }
 
 void DelayProtocol::catch_up(ThreadState& t) {
-  catch_up(t, carry(t), true);
+  catch_up(t, kOwnCarry, true);
 }
 
 void DelayProtocol::catch_up_fully(ThreadState& t) {
@@ -278,17 +280,19 @@ void DelayProtocol::before_lock_block(ThreadState& t) {
     before_block(t);
     return;
   }
-  catch_up(t, carry(t), true);
+  catch_up(t, kOwnCarry, true);
   blocking(t, true);
 }
 
 void DelayProtocol::before_meeting(ThreadState& t) {
-  // Beyond one sample's worth, as at any hook, and the rest kept through the wait: paying it all
+  // Beyond its carry, as at any hook, and the rest kept through the wait: paying it all
   // here broke the turn-taking the carry absorbs. Threads that meet every round and all run the
   // selected line paid for each other's samples at every meeting, before their own samples of the
   // line came to cancel them, and each such pause held up the whole meeting (docs/experiments.md,
-  // Meetings). Not in pieces: what it carries into the wait is a sample's worth at most.
-  catch_up(t, carry(t), false);
+  // Meetings). Not in pieces: what it carries into the wait is its carry at most
+  // (a thread that does not run the line pays the rest of a lump here: with perf's samples it
+  // would have paid it as it came).
+  catch_up(t, kOwnCarry, false);
   blocking(t, true);
 }
 
@@ -401,11 +405,14 @@ void DelayProtocol::credit_woken(ThreadDelays& t, const void* key, uint64_t bloc
   });
 }
 
-void DelayProtocol::absorb_own(ThreadState& t, uint64_t faster_ns) {
+void DelayProtocol::absorb_own(ThreadState& t, uint64_t faster_ns, bool on_line) {
   if (faster_ns == 0 || !experiment_.ledger.active()) {
     return;
   }
   with_delays(t, [&] {
+    if (on_line) {
+      t.selected_epoch = experiment_.ledger.epoch();
+    }
     inserted(t, experiment_.ledger.absorb(t.delays, faster_ns));
     t.quiet_word = kNotQuiet;  // its local total moved: the next hook settles afresh
   });

@@ -42,7 +42,7 @@
 //   thread stays quiet (below) until the next is due. Before it blocks, and in
 //   catch_up_fully() (after a sleep, at exit), it pays all: a wake may credit it up to its
 //   waker's count, which would forgive what it ran up before. At a meeting (a barrier) it carries
-//   the sample's worth into the wait instead, and the wake's credit never forgives it (block
+//   its carry into the wait instead, and the wake's credit never forgives it (block
 //   debt): paying it all there turned every sample of a line that threads meeting each round all
 //   run into a pause on the critical path (docs/experiments.md, Meetings). Before it waits for a
 //   lock, where the selected line runs outside any lock, it pays as at any hook and carries the
@@ -171,9 +171,10 @@ class DelayProtocol {
   // `woken`: another thread released it (a timeout earns nothing).
   void after_block(ThreadState& t, const void* key, bool woken);
   // The thread ran `faster_ns` faster without a sample to show it (a wait on the selected line,
-  // blocked_time.h): raises the global total as its own selected-line samples would, paying
-  // nothing.
-  void absorb_own(ThreadState& t, uint64_t faster_ns);
+  // blocked_time.h, with `on_line`; a follower's own start-up, runtime.h): raises the global
+  // total as its own selected-line samples would, paying nothing. With `on_line` it counts as
+  // running the line (its carry: carry()).
+  void absorb_own(ThreadState& t, uint64_t faster_ns, bool on_line);
   // Registers a COZ_ARRIVAL counter of this thread's own.
   void add_arrival_counter(ThreadState& t, ArrivalCounter* counter);
 
@@ -190,7 +191,9 @@ class DelayProtocol {
   // Marks the thread quiet at `word` (read before it settled) when it may take the hooks' fast
   // path (hooks/quiet_hooks.h) until the word changes.
   void note_quiet(ThreadState& t, uint64_t word);
+  // `carry_ns` kOwnCarry: the thread's own carry(), worked out once its samples are collected.
   void catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces);
+  static constexpr uint64_t kOwnCarry = ~0ull;
   // Marks the thread blocked and notes the time; with `keep_debt`, what it still owes becomes
   // block debt, which a wake's credit never forgives.
   void blocking(ThreadState& t, bool keep_debt);

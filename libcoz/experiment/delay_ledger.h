@@ -65,7 +65,7 @@ class DelayLedger {
   // arrival speedups): returns the nanoseconds it must pause now (the caller pauses, then
   // reports with paused()).
   // `raised`, if given, receives how much the global total rose.
-  // `carry_ns` of the debt may stay owed (see DelayProtocol: one sample's worth).
+  // `carry_ns` of the debt may stay owed (see DelayProtocol::carry).
   uint64_t advance(LocalDelays& local, uint64_t faster_ns, uint64_t* raised = nullptr,
                    uint64_t carry_ns = 0);
   // The nanoseconds this thread owes now beyond `carry_ns` (for catching up before it blocks or

@@ -98,7 +98,7 @@ struct ExperimentState {
   std::atomic<uint64_t> arrival_threads{0};
   // Sampling periods the last selected-line sample stood for (the timer sampler's signals come at
   // the scheduler's tick, 4 ms here: about 4; perf's, 1): one sample's delay is this many delay
-  // sizes at once (delays/delay_protocol.h: what a thread may carry).
+  // sizes at once (delays/delay_protocol.h: what a thread that runs the line may carry).
   std::atomic<uint32_t> sample_periods{1};
   // A selected-line sample of the run stood for several periods (lumpy()).
   std::atomic<bool> lumpy_samples{false};

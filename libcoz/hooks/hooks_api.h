@@ -41,13 +41,13 @@ bool active();
 // before_lock_block(): about to wait for a lock (a mutex or read-write lock); where the selected
 // line runs outside any lock, pays as at any hook and carries the rest into the lock, kept
 // through the wait; elsewhere as before_block().
-// before_meeting(): about to wait at a meeting (a barrier); pays beyond one sample's worth and
+// before_meeting(): about to wait at a meeting (a barrier); pays beyond its carry and
 // keeps the rest owed through the wait.
 // after_block(key, woken): back from waiting on `key` (nullptr: the waker is unknown, as for
 // COZ_POST_BLOCK); if another thread released it, credits this thread up to the count that
 // thread published (a timed-out wait earns nothing).
 // catch_up(): pays what is owed (COZ_CATCH_UP).
-// catch_up_in_full(): pays what is owed, one sample's worth included (before a futex wake).
+// catch_up_in_full(): pays what is owed, its carry included (before a futex wake).
 // catch_up_fully(): pays until nothing is owed (after a sleep, at exit).
 void before_wake(const void* key);
 void after_release();

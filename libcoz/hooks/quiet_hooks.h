@@ -4,22 +4,22 @@
 // call into the runtime, no ring drain and no ledger arithmetic.
 //
 // Why it is exact: a thread that settled at ledger word W with no lock held owes at most one
-// sample's worth (DelayProtocol's carry), or a paced remainder whose next piece is not due yet
-// (DelayProtocol::take_paced; the fast path gives way to the full one once the hooks' clock,
-// read every kPieceHooks hooks, passes ThreadDelays::piece_due: a piece may come up to that many
-// hooks late). While the word stays W nobody's total rose and no
-// experiment began, and what a thread owes at a fixed word only shrinks (its own samples and
-// credits raise its local total), so every protocol call the hook would make is a no-op except
-// two: taking the outermost lock notes the debt carried in (what it owes at W), and releasing or
-// signalling publishes its total on the primitive (a read of the slot when it already holds as
-// much, as it does after the first release in an experiment). A thread that owes nothing may also
-// block: nothing is paid before, and if the word is unchanged after, no credit can apply (a word
-// that changed meanwhile sends it to the full path's credit); where samples come in lumps
-// (ExperimentState::lumpy) the wait also reads the clock as it begins and as it ends and notes
-// itself among the thread's recent waits, as the full path does (DelayProtocol::after_block),
-// since the credits of later lumps depend on it. A sample that arrives meanwhile is
-// handled by the signal handler as it would be between hooks; one that raises a total changes the
-// word, and the next hook takes the full path (hooks_api.h).
+// carry (DelayProtocol::carry: a sample's worth, or one delay), or a paced remainder whose next
+// piece is not due yet (DelayProtocol::take_paced; the fast path gives way to the full one once the
+// hooks' clock, read every kPieceHooks hooks, passes ThreadDelays::piece_due: a piece may come up
+// to that many hooks late). While the word stays W nobody's total rose and no experiment began, and
+// what a thread owes at a fixed word only shrinks (its own samples and credits raise its local
+// total), so every protocol call the hook would make is a no-op except two: taking the outermost
+// lock notes the debt carried in (what it owes at W), and releasing or signalling publishes its
+// total on the primitive (a read of the slot when it already holds as much, as it does after the
+// first release in an experiment). A thread that owes nothing may also block: nothing is paid
+// before, and if the word is unchanged after, no credit can apply (a word that changed meanwhile
+// sends it to the full path's credit); where samples come in lumps (ExperimentState::lumpy) the
+// wait also reads the clock as it begins and as it ends and notes itself among the thread's recent
+// waits, as the full path does (DelayProtocol::after_block), since the credits of later lumps
+// depend on it. A sample that arrives meanwhile is handled by the signal handler as it would be
+// between hooks; one that raises a total changes the word, and the next hook takes the full path
+// (hooks_api.h).
 //
 // Threads: each call acts for the calling thread, from a hook (or from the program's signal
 // handler in a hook's place). Async-signal-safe.

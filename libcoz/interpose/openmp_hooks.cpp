@@ -8,8 +8,8 @@
 //   is a meeting. The thread that starts it publishes its count as it wakes the team; each other
 //   thread's part of the region begins as a wake through the region's key (credited up to what
 //   was published there: it was parked until the starter came, and it keeps what it carried in);
-//   every part, the starter's too, ends as an arrival at the closing barrier (it pays beyond one
-//   sample's worth, keeps the rest, and publishes); the starter, back from the closing barrier,
+//   every part, the starter's too, ends as an arrival at the closing barrier (it pays beyond its
+//   carry, keeps the rest, and publishes); the starter, back from the closing barrier,
 //   is credited up to the highest count among the arrivals, as at a pthread barrier.
 // - A barrier inside a region (GOMP_barrier, GOMP_loop_end, GOMP_sections_end and their
 //   _cancel forms) is a meeting, as pthread_barrier_wait.

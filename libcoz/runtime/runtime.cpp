@@ -184,7 +184,7 @@ void Runtime::wait_for_shutdown(int ms) const {
 void Runtime::absorb_own_time(uint64_t since_ns) {
   uint64_t now = platform::monotonic_ns();
   if (ThreadState* t = t_thread_state; t && since_ns != 0 && now > since_ns) {
-    delays_.absorb_own(*t, now - since_ns);
+    delays_.absorb_own(*t, now - since_ns, false);
   }
 }
 

@@ -22,7 +22,7 @@ inline constexpr uint64_t kNoEpoch = ~0ull;
 struct ThreadDelays {
   LocalDelays delays;
   // The ledger word (DelayLedger::word()) at which the thread last settled with no lock held,
-  // owing at most one sample's worth (or a paced remainder until piece_due); kNotQuiet if it has
+  // owing at most its carry (or a paced remainder until piece_due); kNotQuiet if it has
   // not since. While the word stays the same the hooks' fast path (quiet_hooks.h) may skip the
   // protocol.
   uint64_t quiet_word = kNotQuiet;

@@ -60,6 +60,7 @@ ThreadState* ThreadRegistry::attach(pid_t tid, SamplerBackend* backend, std::str
   s->lumps_seen = 0;
   s->raiser_id = tid;
   s->wake_cap_epoch = kNoEpoch;
+  s->selected_epoch = kNoEpoch;
   s->last_signal_ns = s->window_from_ns = platform::monotonic_ns();
   s->blocked_now.store(false, std::memory_order_relaxed);
   s->visits_base = __atomic_load_n(&s->visits.count, __ATOMIC_RELAXED);

@@ -382,6 +382,8 @@ TEST_F(DelayProtocolTest, AThreadThatDoesNotRunTheLinePaysALumpInPiecesFromOneDe
   sample(a, 4);  // one timer signal: 2 ms owed
   protocol.catch_up(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2});
+  EXPECT_EQ(b.quiet_word, experiment.ledger.word()) << "quiet between pieces";
+  EXPECT_EQ(b.piece_due, 1 + kMs);
   for (int i = 0; i < 3; i++) {
     env.now += kMs;
     protocol.catch_up(b);
@@ -402,10 +404,33 @@ TEST_F(DelayProtocolTest, AThreadCarriesASamplesWorthFromItsFirstSampleOfTheLine
   EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2});
 }
 
+TEST_F(DelayProtocolTest, ASampleOfTheLineCollectedAtAHookCountsForTheCarryAtOnce) {
+  begin_paced(50);
+  sample(a, 4);         // 2 ms owed
+  env.samples[&b] = 1;  // its first sample of the line, collected by the hook
+  protocol.catch_up(b);
+  EXPECT_TRUE(env.slept.empty()) << "1.5 ms left, within a sample's worth";
+}
+
+TEST_F(DelayProtocolTest, AWaitOnTheSelectedLineCountsAsRunningIt) {
+  // Blocked time of the selected line (blocked_time.h) cancels the thread's debt as its samples
+  // would: it takes turns and carries a sample's worth. A follower's start-up does not.
+  begin_paced(50);
+  protocol.absorb_own(b, kMs / 2, false);
+  sample(a, 5);  // 2.5 ms; b is 0.5 ms ahead: owes 2 ms
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2}) << "one delay carried";
+  protocol.absorb_own(b, kMs / 2, true);
+  env.now += kMs;
+  protocol.catch_up(b);
+  EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs / 2}) << "1 ms left, within a sample's worth";
+}
+
 TEST_F(DelayProtocolTest, OwingMoreThanTwoSamplesWorthPaysTheExcessAtOnce) {
   // Pieces of one delay a period keep up with one thread running the line. Owing more (several
-  // threads run it, or the thread had no chance to pay), it pays what is beyond twice the carry
-  // at once, with its piece.
+  // threads run it, or the thread had no chance to pay), it pays what is beyond its carry and a
+  // sample's worth more (twice the carry, for a thread that runs the line) at once, with its
+  // piece.
   begin_paced(50);
   runs_line(b);
   sample(a, 12);  // 6 ms owed: 4 ms beyond the carry, 2 ms beyond twice the carry
