@@ -203,23 +203,23 @@ void DelayProtocol::pause(ThreadDelays& t, uint64_t ns) {
   overshoot_ns_.store(overshoot + (seen - overshoot) / 8, std::memory_order_relaxed);
 }
 
-void DelayProtocol::catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces) {
+void DelayProtocol::catch_up(ThreadState& t, bool keep_carry, bool in_pieces) {
   if (!experiment_.ledger.active() || t.locks_held > 0) {
     return;  // nothing to pay, or still holding a lock: paid at the last release
   }
   with_delays(t, [&] {
     uint64_t word = experiment_.ledger.word();
     env_.collect(t);
-    settle(t, carry_ns == kOwnCarry ? carry(t) : carry_ns, in_pieces);
+    settle(t, keep_carry ? carry(t) : 0, in_pieces);
     note_quiet(t, word);
   });
   if (t.pending_selected != 0) {  // samples that arrived meanwhile
-    catch_up(t, carry_ns, in_pieces);
+    catch_up(t, keep_carry, in_pieces);
   }
 }
 
 void DelayProtocol::catch_up(ThreadState& t) {
-  catch_up(t, kOwnCarry, true);
+  catch_up(t, true, true);
 }
 
 void DelayProtocol::catch_up_fully(ThreadState& t) {
@@ -229,7 +229,7 @@ void DelayProtocol::catch_up_fully(ThreadState& t) {
     if (t.in_ledger) {
       return;  // called from a signal handler inside another hook: that hook owns the delays
     }
-    catch_up(t, 0, false);
+    catch_up(t, false, false);
     if (t.locks_held > 0 || experiment_.ledger.owed(t.delays) == 0) {
       return;
     }
@@ -263,7 +263,7 @@ void DelayProtocol::note_lock_debt_now(ThreadDelays& t) {
 void DelayProtocol::before_block(ThreadState& t) {
   // In full, no sample's worth carried: the wake may credit the thread up to its waker's count,
   // which would forgive what it ran up before it blocked.
-  catch_up(t, 0, false);
+  catch_up(t, false, false);
   blocking(t, t.locks_held > 0);
 }
 
@@ -280,7 +280,7 @@ void DelayProtocol::before_lock_block(ThreadState& t) {
     before_block(t);
     return;
   }
-  catch_up(t, kOwnCarry, true);
+  catch_up(t, true, true);
   blocking(t, true);
 }
 
@@ -292,7 +292,7 @@ void DelayProtocol::before_meeting(ThreadState& t) {
   // Meetings). Not in pieces: what it carries into the wait is its carry at most
   // (a thread that does not run the line pays the rest of a lump here: with perf's samples it
   // would have paid it as it came).
-  catch_up(t, kOwnCarry, false);
+  catch_up(t, true, false);
   blocking(t, true);
 }
 

@@ -113,7 +113,7 @@ class DelayProtocol {
   void catch_up(ThreadState& t);
   // Pays every owed delay now, the last sample's worth too, unless a lock is held (before a wake
   // whose releases the runtime cannot see: a futex's).
-  void catch_up_in_full(ThreadState& t) { catch_up(t, 0, false); }
+  void catch_up_in_full(ThreadState& t) { catch_up(t, false, false); }
   // As catch_up(), and again for what others added meanwhile, until nothing is owed (after a
   // sleep, before the thread carries on; at thread exit).
   void catch_up_fully(ThreadState& t);
@@ -124,8 +124,8 @@ class DelayProtocol {
   // any lock, pays as at any hook and carries the rest into the lock as if it were free, kept
   // through the wait as block debt; elsewhere as before_block.
   void before_lock_block(ThreadState& t);
-  // About to wait at a meeting (a barrier, an OpenMP region's end): pays beyond one sample's
-  // worth and keeps the rest as block debt that no credit forgives.
+  // About to wait at a meeting (a barrier, an OpenMP region's end): pays beyond its carry and
+  // keeps the rest as block debt that no credit forgives.
   void before_meeting(ThreadState& t);
   // About to release or signal `key`: publishes this thread's count on it (holding a lock, after
   // paying what was run up while holding it).
@@ -191,9 +191,9 @@ class DelayProtocol {
   // Marks the thread quiet at `word` (read before it settled) when it may take the hooks' fast
   // path (hooks/quiet_hooks.h) until the word changes.
   void note_quiet(ThreadState& t, uint64_t word);
-  // `carry_ns` kOwnCarry: the thread's own carry(), worked out once its samples are collected.
-  void catch_up(ThreadState& t, uint64_t carry_ns, bool in_pieces);
-  static constexpr uint64_t kOwnCarry = ~0ull;
+  // Pays what `t` owes: with `keep_carry`, beyond its carry() (worked out once its samples are
+  // collected), else all of it; `in_pieces` as settle().
+  void catch_up(ThreadState& t, bool keep_carry, bool in_pieces);
   // Marks the thread blocked and notes the time; with `keep_debt`, what it still owes becomes
   // block debt, which a wake's credit never forgives.
   void blocking(ThreadState& t, bool keep_debt);

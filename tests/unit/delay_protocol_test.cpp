@@ -75,6 +75,15 @@ class DelayProtocolTest : public ::testing::Test {
   // `t`'s own samples fell in the selected line in this experiment: it carries a sample's worth
   // (DelayProtocol::carry), where a thread that does not run the line carries one delay.
   void runs_line(ThreadState& t) { t.selected_epoch = experiment.ledger.epoch(); }
+  // At 100%, with the timer's samples: b, which runs the line too, owes a's 8 ms as it begins,
+  // at 10 ms, to wait for a lock (the line running outside any lock).
+  void b_waits_for_a_lock_owing_8_ms() {
+    begin_paced(100);
+    runs_line(b);
+    env.now = 10 * kMs;
+    sample(a, 8);
+    protocol.before_lock_block(b);
+  }
   // `n` samples in the selected line arrive for `t` and its signal handler runs.
   void sample(ThreadState& t, uint64_t n) {
     env.samples[&t] += n;
@@ -458,12 +467,8 @@ TEST_F(DelayProtocolTest, APieceDueAlreadyLeavesTheThreadOffTheFastPath) {
 TEST_F(DelayProtocolTest, BeforeWaitingForALockAThreadPaysAsAtAnyHookAndCarriesTheRestIn) {
   // 8 ms owed at 100%: a piece (1 ms), and the rest carried into the lock as into a free one,
   // kept through the wait (a wake never forgives it) and paid after the release.
-  begin_paced(100);
-  runs_line(b);
-  env.now = 10 * kMs;
-  sample(a, 8);
+  b_waits_for_a_lock_owing_8_ms();
   EXPECT_TRUE(experiment.line_outside_locks());
-  protocol.before_lock_block(b);
   EXPECT_EQ(env.slept, std::vector<uint64_t>{kMs});
   env.now += kMs / 10;
   int key = 0;
@@ -482,11 +487,7 @@ TEST_F(DelayProtocolTest, BeforeWaitingForALockAThreadPaysAsAtAnyHookAndCarriesT
 }
 
 TEST_F(DelayProtocolTest, WhatASignalPaysDuringALockWaitIsNotChargedAgainAtTheWake) {
-  begin_paced(100);
-  runs_line(b);
-  env.now = 10 * kMs;
-  sample(a, 8);
-  protocol.before_lock_block(b);  // pays a piece, carries 7 ms in
+  b_waits_for_a_lock_owing_8_ms();  // pays a piece, carries 7 ms in
   env.now += kMs + kMs / 10;
   sample(b, 0);  // a signal during the wait (the lock's spinning): its next piece
   EXPECT_EQ(env.slept, (std::vector<uint64_t>{kMs, kMs}));
